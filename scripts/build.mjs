@@ -1,0 +1,18 @@
+// Compiles TypeScript to dist/ and records the build's commit and time for /v1/version.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+
+let gitCommit = 'unknown';
+try {
+  gitCommit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString().trim() || 'unknown';
+} catch { /* not a git checkout: keep 'unknown' */ }
+mkdirSync(join(root, 'dist'), { recursive: true });
+writeFileSync(join(root, 'dist', 'build-info.json'), JSON.stringify({ git_commit: gitCommit, build_time: new Date().toISOString() }) + '\n');

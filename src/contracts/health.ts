@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const HealthResponse = z.object({
+  status: z.literal('ok'),
+  storage: z.string(),
+  pattern_count: z.number().int(),
+});
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+const Check = z.object({ status: z.string(), latency_ms: z.number().nullable() }).passthrough();
+
+export const DeepHealthResponse = z.object({
+  status: z.enum(['ok', 'degraded', 'error']),
+  version: z.string(),
+  uptime_seconds: z.number(),
+  checks: z.object({ storage: Check, llm: Check, embedding: Check }).passthrough(),
+});
+export type DeepHealthResponse = z.infer<typeof DeepHealthResponse>;
+
+export const VersionResponse = z.object({
+  app_version: z.string(),
+  api_version: z.literal('v1'),
+  git_commit: z.string(),
+  build_time: z.string(),
+});
+export type VersionResponse = z.infer<typeof VersionResponse>;

@@ -1,0 +1,115 @@
+/**
+ * Domain errors carry a stable `code`; only the edges (server/plugins/errors.ts and
+ * commands/shared/exit-codes.ts) turn codes into HTTP statuses and exit codes.
+ */
+export type ErrorCode =
+  | 'validation'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payment_required'
+  | 'quota_exceeded'
+  | 'overage_budget_cap_reached'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'llm_not_configured'
+  | 'bad_gateway'
+  | 'unavailable'
+  | 'internal';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends DomainError {
+  readonly errors: FieldError[];
+  constructor(message: string, errors: FieldError[] = []) {
+    super('validation', message);
+    this.errors = errors;
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'missing or invalid API key') {
+    super('unauthenticated', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class PaymentRequiredError extends DomainError {
+  constructor(message: string) {
+    super('payment_required', message);
+  }
+}
+
+/** 429 with the spec's quota body. */
+export class QuotaExceededError extends DomainError {
+  constructor(
+    readonly metric: 'eval_runs' | 'patterns',
+    readonly current: number,
+    readonly limit: number,
+    readonly reset_date: string,
+  ) {
+    super('quota_exceeded', `${metric} quota exceeded (${current}/${limit})`);
+  }
+}
+
+export class OverageCapError extends DomainError {
+  constructor(message = 'overage budget cap reached') {
+    super('overage_budget_cap_reached', message);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(message = 'rate limit exceeded, retry in 60 seconds') {
+    super('rate_limited', message);
+  }
+}
+
+export class LlmNotConfiguredError extends DomainError {
+  constructor(message = 'no LLM provider is configured (SERVICE_LLM_PROVIDER=none or missing API key)') {
+    super('llm_not_configured', message);
+  }
+}
+
+/** The upstream answered, but not with anything usable (e.g. malformed JSON twice). */
+export class BadGatewayError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bad_gateway', message, options);
+  }
+}
+
+/** Maintenance, storage down, LLM outage after retries, embedder down. */
+export class UnavailableError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
+  }
+}

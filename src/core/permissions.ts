@@ -1,0 +1,61 @@
+import type { Role } from './types.js';
+
+/**
+ * The one permission table (BEHAVIOR.md "Auth and scope"): each permission names the lowest
+ * role that holds it; roles nest reader ⊂ editor ⊂ admin ⊂ owner. Routes declare the
+ * permission they need; the permission-matrix test is generated from this table.
+ */
+export const PERMISSIONS = {
+  // reader
+  recall: 'reader',
+  'feedback:read': 'reader',
+  metrics: 'reader',
+  health: 'reader',
+  'skills:search': 'reader',
+  'jobs:list': 'reader',
+  'jobs:read': 'reader',
+  'analytics:read': 'reader',
+  // editor
+  learn: 'editor',
+  import: 'editor',
+  evaluate: 'editor',
+  compose: 'editor',
+  evolve: 'editor',
+  'analyze-failures': 'editor',
+  aging: 'editor',
+  'feedback:decay': 'editor',
+  'skills:register': 'editor',
+  'jobs:cancel': 'editor',
+  'analytics:rollup': 'editor',
+  // admin
+  'patterns:delete': 'admin',
+  export: 'admin',
+  'keys:create': 'admin',
+  'keys:list': 'admin',
+  'keys:revoke': 'admin',
+  'keys:rotate': 'admin',
+  'governance:read': 'admin',
+  'governance:write': 'admin',
+  'governance:admin': 'admin',
+  'governance:delete': 'admin',
+  billing: 'admin',
+  // owner
+  'tenants:delete': 'owner',
+} as const satisfies Record<string, Role>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+const RANK: Record<Role, number> = { reader: 0, editor: 1, admin: 2, owner: 3 };
+
+export function roleAtLeast(role: Role, needed: Role): boolean {
+  return RANK[role] >= RANK[needed];
+}
+
+export function hasPermission(role: Role, permission: Permission): boolean {
+  return roleAtLeast(role, PERMISSIONS[permission]);
+}
+
+/** A key may create keys up to its own role; only owners create owners. */
+export function canGrantRole(creator: Role, requested: Role): boolean {
+  return roleAtLeast(creator, requested);
+}

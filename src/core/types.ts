@@ -1,0 +1,124 @@
+/**
+ * Glossary (the words every layer uses):
+ * - Pattern: one stored successful run (task, code, quality). Addressed by key `patterns/<id>`.
+ * - Scope: tenant_id + project_id; every storage call takes one and never crosses it.
+ * - similarity: cosine of task embeddings clamped to [0, 1].
+ * - reuse tier: duplicate / adapt / fresh, from raw similarity and configurable thresholds.
+ * - quality factor: 0.5 + 0.05 × median of the last 5 eval observations (0.75 when none).
+ * - eval observation: one score for a pattern (learn's eval_score, evaluate with pattern_key,
+ *   a near-duplicate learn).
+ * - success_score: the decaying quality score (starts at eval_score, aged weekly, +0.1 per reuse).
+ * - feedback cluster: a recurring quality issue built from evaluator feedback sentences.
+ * - ROI event: metadata of one learn/recall (never task content), rolling 10,000 per scope.
+ *
+ * Persisted records use snake_case so they match the wire and export shapes one to one.
+ * Times are ISO-8601 strings in UTC.
+ */
+
+export interface Scope {
+  tenant_id: string;
+  project_id: string;
+}
+
+export const CLASSIFICATIONS = ['public', 'internal', 'confidential'] as const;
+export type Classification = (typeof CLASSIFICATIONS)[number];
+
+export const SOURCES = ['api', 'sdk', 'cli', 'import'] as const;
+export type Source = (typeof SOURCES)[number];
+
+export const ROLES = ['reader', 'editor', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+export type ReuseTier = 'duplicate' | 'adapt' | 'fresh';
+
+export interface TierThresholds {
+  duplicate: number;
+  adapt: number;
+}
+
+export interface PatternRecord {
+  /** Unique, time-ordered id (path-safe: [0-9a-z]+). */
+  id: string;
+  task: string;
+  code: string;
+  output: string | null;
+  eval_score: number;
+  success_score: number;
+  reuse_count: number;
+  run_id: string | null;
+  classification: Classification;
+  source: Source;
+  author: string | null;
+  expires_at: string | null;
+  redacted: boolean;
+  created_at: string;
+  updated_at: string;
+  /** When aging last decayed this pattern (null: never, decay counts from created_at). */
+  last_aged_at: string | null;
+}
+
+export function patternKey(id: string): string {
+  return `patterns/${id}`;
+}
+
+export interface PatternFilter {
+  classification?: Classification;
+  source?: Source;
+  /** Minimum success_score (inclusive). */
+  min_score?: number;
+}
+
+export interface ScoredPattern {
+  pattern: PatternRecord;
+  similarity: number;
+}
+
+export interface FeedbackCluster {
+  id: string;
+  /** The representative sentence. */
+  text: string;
+  count: number;
+  score: number;
+  last_seen: string;
+  last_decayed_at: string | null;
+  /** Up to 5 tasks that produced it. */
+  tasks: string[];
+}
+
+export interface MetricsCounters {
+  runs: number;
+  successes: number;
+  eval_sum: number;
+  recalls: number;
+  reusing_recalls: number;
+}
+
+export interface RoiEvent {
+  at: string;
+  kind: 'learn' | 'recall';
+  /** learn: stored or not; recall: best similarity/tier and match count. No task content. */
+  stored?: boolean;
+  eval_score?: number;
+  best_similarity?: number | null;
+  best_tier?: ReuseTier | null;
+  matches?: number;
+  latency_ms?: number;
+}
+
+export interface AuditEvent {
+  at: string;
+  kind: string;
+  tenant_id: string | null;
+  project_id: string | null;
+  /** Key id, 'env', 'dev', oidc subject; never a secret. */
+  actor: string | null;
+  request_id: string | null;
+  ip: string | null;
+  detail: Record<string, unknown>;
+}
+
+export interface EmbeddingInfo {
+  provider: 'local' | 'openai';
+  model: string;
+  dimension: number;
+}

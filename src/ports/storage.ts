@@ -1,0 +1,107 @@
+import type {
+  AuditEvent, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
+  RoiEvent, Scope, ScoredPattern,
+} from '../core/types.js';
+
+/**
+ * Storage is split into small repositories. Every method that touches tenant data takes a
+ * Scope and never reads or writes outside it. Adapters: JSON (embedded default) and
+ * PostgreSQL + pgvector. Both pass test/contract/storage.contract.ts unchanged.
+ */
+export interface PatternRepository {
+  /** Stores a new pattern with its task vector, atomically (both or neither). */
+  insert(scope: Scope, pattern: PatternRecord, vector: Float32Array): Promise<void>;
+  /** The pattern, or null when absent in this scope. */
+  get(scope: Scope, id: string): Promise<PatternRecord | null>;
+  /** Several patterns by id (missing ids are skipped), in no particular order. */
+  getMany(scope: Scope, ids: string[]): Promise<PatternRecord[]>;
+  /** Replaces the stored record (same id); the vector too when given. False when absent. */
+  update(scope: Scope, pattern: PatternRecord, vector?: Float32Array): Promise<boolean>;
+  /** Hard delete: pattern, vector, eval observations and skill tags. False when absent. */
+  delete(scope: Scope, id: string): Promise<boolean>;
+  /** Number of stored patterns in the scope. */
+  count(scope: Scope): Promise<number>;
+  /**
+   * Nearest patterns to `vector` by cosine similarity (clamped to [0,1]), best first, with the
+   * filter applied inside the search (never after it), at most `k`.
+   */
+  search(scope: Scope, vector: Float32Array, k: number, filter?: PatternFilter): Promise<ScoredPattern[]>;
+  /** Every pattern of the scope matching the filter, ordered by id (oldest first), streamed in pages. */
+  iterate(scope: Scope, filter?: PatternFilter): AsyncIterable<PatternRecord>;
+  /** For each id: reuse_count + 1 and success_score + delta (capped at 10), updated_at = at. */
+  recordReuse(scope: Scope, ids: string[], delta: number, at: string): Promise<void>;
+  /** Replaces the vector of an existing pattern (reindex). */
+  setVector(scope: Scope, id: string, vector: Float32Array): Promise<void>;
+  /** Every scope that holds at least one pattern (reindex, migrate-data). */
+  listScopes(): Promise<Scope[]>;
+}
+
+export interface EvalRepository {
+  /** Records one eval observation of a pattern. */
+  add(scope: Scope, patternId: string, score: number, at: string): Promise<void>;
+  /** The last `n` observations per pattern id, newest first; ids with none are absent. */
+  recent(scope: Scope, patternIds: string[], n: number): Promise<Map<string, number[]>>;
+}
+
+export interface FeedbackRepository {
+  /** All clusters of the scope (at most 500 are kept by the service). */
+  list(scope: Scope): Promise<FeedbackCluster[]>;
+  /** Inserts or replaces clusters by id. */
+  upsert(scope: Scope, clusters: FeedbackCluster[]): Promise<void>;
+  /** Removes clusters by id. */
+  remove(scope: Scope, ids: string[]): Promise<void>;
+}
+
+export interface SkillRepository {
+  /** Replaces the tags of a pattern (empty list removes them). */
+  set(scope: Scope, patternId: string, skills: string[]): Promise<void>;
+  /** Tags of one pattern ([] when none). */
+  get(scope: Scope, patternId: string): Promise<string[]>;
+  /** Patterns carrying any (or, with matchAll, every) of the tags: pattern id → its tags. */
+  search(scope: Scope, skills: string[], matchAll: boolean): Promise<Map<string, string[]>>;
+}
+
+export interface MetricsRepository {
+  /** Counts one learn run. */
+  recordRun(scope: Scope, evalScore: number): Promise<void>;
+  /** Counts one POST recall; `reused` when its best match was duplicate or adapt. */
+  recordRecall(scope: Scope, reused: boolean): Promise<void>;
+  /** Current counters (zeros when none). */
+  get(scope: Scope): Promise<MetricsCounters>;
+}
+
+export interface AnalyticsRepository {
+  /** Appends an ROI event; only the newest 10,000 per scope are kept. */
+  append(scope: Scope, event: RoiEvent): Promise<void>;
+  /** Events newest first, optionally since a time (inclusive), at most `limit`. */
+  list(scope: Scope, opts: { since?: string; limit: number }): Promise<RoiEvent[]>;
+}
+
+export interface AuditRepository {
+  /** Appends one security event (never a secret in `detail`). */
+  append(event: AuditEvent): Promise<void>;
+  /** Newest first, for tests and operators. */
+  list(filter: { tenant_id?: string; kind?: string; limit: number }): Promise<AuditEvent[]>;
+}
+
+export interface MetaRepository {
+  /** The embedding model the stored vectors were made with (null on an empty store). */
+  getEmbeddingInfo(): Promise<EmbeddingInfo | null>;
+  setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
+}
+
+export interface Storage {
+  readonly kind: 'json' | 'postgres';
+  readonly patterns: PatternRepository;
+  readonly evals: EvalRepository;
+  readonly feedback: FeedbackRepository;
+  readonly skills: SkillRepository;
+  readonly metrics: MetricsRepository;
+  readonly analytics: AnalyticsRepository;
+  readonly audit: AuditRepository;
+  readonly meta: MetaRepository;
+  /** A real round trip to the backing store (deep health); throws when it is down. */
+  ping(): Promise<void>;
+  /** Flushes and releases files, locks and connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../ports/clock.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { Llm } from '../ports/llm.js';
+import type { Instruments, Logger } from '../ports/observability.js';
+import type { Storage } from '../ports/storage.js';
+
+/**
+ * Everything a use case may touch. Built once by src/app.ts; tests build their own.
+ * Service functions take (deps, scope, input) and never read argv, env or HTTP objects.
+ */
+export interface ServiceDeps {
+  config: Config;
+  storage: Storage;
+  embedder: Embedder;
+  /** null when SERVICE_LLM_PROVIDER=none or the provider key is missing (→ 501). */
+  llm: Llm | null;
+  clock: Clock;
+  logger: Logger;
+  instruments: Instruments;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Test files each own their temp dirs / ports / schemas, so files run in parallel.
+    reporters: ['default', ['json', { outputFile: '.test-results/results.json' }]],
+  },
+});
