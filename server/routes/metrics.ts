@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { PrometheusMetrics } from '../../src/adapters/metrics/prometheus.js';
+import { UnauthenticatedError } from '../../src/core/errors.js';
+import type { ServiceDeps } from '../../src/services/deps.js';
+import { processWideMetrics } from '../../src/services/metrics.js';
+import { bearerToken, secretMatches, sha256 } from '../auth/secrets.js';
+
+/**
+ * GET /metrics (Prometheus text format), registered only when SERVICE_METRICS=true. It takes
+ * SERVICE_METRICS_TOKEN as its Bearer token when one is set, not an API key: scrapers are not
+ * tenants. Gauges are refreshed from storage on each scrape.
+ */
+export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: PrometheusMetrics): void {
+  const { enabled, token } = deps.config.metrics;
+  if (!enabled) return;
+  const tokenDigest = token ? sha256(token) : null;
+
+  app.get('/metrics', { config: { public: true, rateClass: 'exempt' } }, async (request, reply) => {
+    if (tokenDigest) {
+      const presented = bearerToken(request.headers.authorization);
+      if (presented === null || !secretMatches(presented, tokenDigest)) {
+        throw new UnauthenticatedError('the metrics endpoint needs Authorization: Bearer <SERVICE_METRICS_TOKEN>');
+      }
+    }
+    metrics.setGauges(await processWideMetrics(deps));
+    return reply.type(metrics.contentType).send(await metrics.render());
+  });
+}

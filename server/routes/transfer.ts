@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { ImportRequest } from '../../src/contracts/memory.js';
+import type { ServiceDeps } from '../../src/services/deps.js';
+import { exportRecords, importRecords } from '../../src/services/transfer.js';
+import { authed, requestContext } from '../context.js';
+import { parseWith } from '../http.js';
+
+/** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
+export function transferRoutes(app: FastifyInstance, deps: ServiceDeps): void {
+  app.get('/v1/export', { config: { permission: 'export' } }, async (request) => {
+    return exportRecords(deps, authed(request).scope, requestContext(request));
+  });
+
+  app.post('/v1/import', { config: { permission: 'import' } }, async (request) => {
+    const input = parseWith(ImportRequest, request.body);
+    return importRecords(deps, authed(request).scope, input, requestContext(request));
+  });
+}

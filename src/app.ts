@@ -1,0 +1,115 @@
+import type { Config } from './config.js';
+import type { EmbeddingInfo } from './core/types.js';
+import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
+import { createLlm } from './adapters/llm/index.js';
+import { createLogger } from './adapters/logging/logger.js';
+import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import { systemClock } from './ports/clock.js';
+import type { Embedder } from './ports/embedder.js';
+import type { Logger } from './ports/observability.js';
+import type { Storage } from './ports/storage.js';
+import type { ServiceDeps } from './services/deps.js';
+
+/** The composed application: everything the server, jobs and local commands need. */
+export interface App {
+  deps: ServiceDeps;
+  /** Counters, histograms and gauges behind /metrics (also deps.instruments). */
+  metrics: PrometheusMetrics;
+  /** When createApp finished (deep health's uptime). */
+  startedAt: Date;
+  /** Closes storage (files, locks, pools) and the embedder; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  /**
+   * Skips the stored-vs-current embedding model check. Only `service reindex` uses it: it
+   * exists to repair exactly that mismatch.
+   */
+  allowEmbeddingMismatch?: boolean;
+}
+
+/**
+ * Composition root: Config → adapters → ServiceDeps. `overrides` lets tests inject storage,
+ * an embedder, an LLM, a clock or a logger; whatever is injected is still closed by close()
+ * except a logger. An injected embedder is wrapped in the LRU cache like the real one.
+ */
+export async function createApp(config: Config, overrides: Partial<ServiceDeps> = {}, options: CreateAppOptions = {}): Promise<App> {
+  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs });
+  const metrics = new PrometheusMetrics();
+  const instruments = overrides.instruments ?? metrics;
+  const clock = overrides.clock ?? systemClock;
+
+  const storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
+  let embedder: Embedder | undefined;
+  try {
+    embedder = overrides.embedder
+      ? wrapInCache(overrides.embedder, instruments)
+      : await createEmbedder(config, { logger, instruments });
+    if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
+  } catch (err) {
+    await embedder?.close?.().catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    throw err;
+  }
+  const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments });
+
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments };
+  let closing: Promise<void> | null = null;
+  return {
+    deps,
+    metrics,
+    startedAt: clock.now(),
+    close() {
+      closing ??= (async () => {
+        await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
+        await storage.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function createStorage(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<Storage> {
+  if (config.storage === 'postgres') {
+    // Loaded only when chosen, so the embedded default never pays for (or breaks on) pg.
+    const { createPostgresStorage } = await import('./adapters/storage/postgres/index.js');
+    return createPostgresStorage(config, opts);
+  }
+  const { createJsonStorage } = await import('./adapters/storage/json/index.js');
+  return createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
+}
+
+function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {
+  return embedder instanceof CachedEmbedder ? embedder : new CachedEmbedder(embedder, { instruments });
+}
+
+/**
+ * Vectors from different models (or dimensions) are not comparable: recall would return
+ * noise. An empty store records the current model; a store made with another refuses to start.
+ */
+async function checkEmbeddingInfo(storage: Storage, embedder: Embedder, logger: Logger): Promise<void> {
+  const stored = await storage.meta.getEmbeddingInfo();
+  if (stored === null) {
+    // Record only a model that really answered, so a guessed dimension never gets written.
+    try {
+      await embedder.embed(['embedding model probe']);
+    } catch (err) {
+      logger.warn({ err }, 'embedding model unavailable at startup; its info is recorded on a later start');
+      return;
+    }
+    await storage.meta.setEmbeddingInfo({ ...embedder.info });
+    return;
+  }
+  const current = embedder.info;
+  if (stored.model !== current.model || stored.dimension !== current.dimension) {
+    throw new Error(
+      `embedding model mismatch: the store holds ${describe(stored)} vectors, the embedder is ${describe(current)}; ` +
+        'run `service reindex` to re-embed the stored patterns with the current model',
+    );
+  }
+}
+
+function describe(info: EmbeddingInfo): string {
+  return `${info.model} (${info.dimension} dimensions)`;
+}

@@ -1,0 +1,80 @@
+import type { Scope } from '../core/types.js';
+import type { ServiceDeps } from './deps.js';
+
+export interface BasicHealth {
+  status: 'ok';
+  storage: string;
+  pattern_count: number;
+}
+
+export type CheckStatus = 'ok' | 'error' | 'not_configured';
+
+export interface Check {
+  status: CheckStatus;
+  latency_ms: number | null;
+}
+
+export interface DeepHealth {
+  status: 'ok' | 'degraded' | 'error';
+  version: string;
+  uptime_seconds: number;
+  checks: { storage: Check; llm: Check; embedding: Check };
+}
+
+export async function basicHealth(deps: ServiceDeps, scope: Scope): Promise<BasicHealth> {
+  return { status: 'ok', storage: deps.storage.kind, pattern_count: await deps.storage.patterns.count(scope) };
+}
+
+/** A provider probe costs money and quota; one answer serves every deep probe for a minute. */
+const LLM_PROBE_TTL_MS = 60_000;
+const llmProbeCache = new WeakMap<object, { at: number; check: Check }>();
+
+/**
+ * Deep health (BEHAVIOR.md): a real storage query, a real embedding of a short text, and a
+ * cheap authenticated LLM call. Storage down → error (HTTP 503); embedder or LLM down →
+ * degraded; no LLM configured is not a fault.
+ */
+export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }): Promise<DeepHealth> {
+  const now = deps.clock.now();
+  const [storage, embedding, llm] = await Promise.all([
+    probe(deps, 'storage', () => deps.storage.ping()),
+    // A text never seen before, so an embedding cache in front of the model cannot answer for it.
+    probe(deps, 'embedding', async () => {
+      await deps.embedder.embed([`health probe ${now.toISOString()} ${Math.random()}`]);
+    }),
+    llmCheck(deps, now),
+  ]);
+  const status = storage.status === 'error' ? 'error' : embedding.status === 'error' || llm.status === 'error' ? 'degraded' : 'ok';
+  return {
+    status,
+    version: meta.version,
+    uptime_seconds: Math.max(0, (now.getTime() - meta.startedAt.getTime()) / 1000),
+    checks: { storage, llm, embedding },
+  };
+}
+
+async function llmCheck(deps: ServiceDeps, now: Date): Promise<Check> {
+  const { llm } = deps;
+  if (!llm) return { status: 'not_configured', latency_ms: null };
+  const cached = llmProbeCache.get(llm);
+  if (cached && now.getTime() - cached.at < LLM_PROBE_TTL_MS) return cached.check;
+  const check = await probe(deps, 'llm', () => llm.ping());
+  llmProbeCache.set(llm, { at: now.getTime(), check });
+  return check;
+}
+
+async function probe(deps: ServiceDeps, name: string, run: () => Promise<void>): Promise<Check> {
+  const started = performance.now();
+  try {
+    await run();
+    return { status: 'ok', latency_ms: round(performance.now() - started) };
+  } catch (err) {
+    // The cause goes to the log only: a health body must not leak hosts or connection strings.
+    deps.logger.warn({ err, check: name }, 'deep health check failed');
+    return { status: 'error', latency_ms: round(performance.now() - started) };
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,29 @@
+import { NotFoundError, ValidationError } from '../core/errors.js';
+import type { Scope } from '../core/types.js';
+import { AuditKind, writeAudit, type RequestContext } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+import { idFromPatternKey } from './ids.js';
+
+/** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
+export function parsePatternKey(key: string, path = 'key'): string {
+  const id = idFromPatternKey(key);
+  if (id === null) {
+    throw new ValidationError('invalid pattern key', [
+      { path, message: 'must look like patterns/<id> (id: lower-case letters and digits)' },
+    ]);
+  }
+  return id;
+}
+
+/** Permanent delete of one pattern with its vector, eval observations and tags. */
+export async function deletePattern(
+  deps: ServiceDeps,
+  scope: Scope,
+  key: string,
+  ctx: RequestContext,
+): Promise<{ deleted: true; pattern_key: string }> {
+  const id = parsePatternKey(key);
+  if (!(await deps.storage.patterns.delete(scope, id))) throw new NotFoundError(`pattern ${key} not found`);
+  await writeAudit(deps, AuditKind.patternDeleted, scope, ctx, { pattern_key: key });
+  return { deleted: true, pattern_key: key };
+}

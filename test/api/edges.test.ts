@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/adapters/logging/logger.js';
+import { ManualClock, learnBody, patchedJsonStorage, startServer, type TestServer } from './helpers.js';
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  while (servers.length) await servers.pop()?.close();
+});
+async function start(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const t = await startServer(...args);
+  servers.push(t);
+  return t;
+}
+
+describe('request ids and unknown routes', () => {
+  it('echoes a safe X-Request-Id, mints one otherwise, and 404s unknown routes with it', async () => {
+    const t = await start();
+    const given = await t.call('GET', '/v1/nope', undefined, { 'x-request-id': 'trace-123' });
+    expect(given.statusCode).toBe(404);
+    expect(given.headers['x-request-id']).toBe('trace-123');
+    expect(given.json()).toEqual({ detail: expect.stringContaining('/v1/nope'), request_id: 'trace-123' });
+
+    const unsafe = await t.call('GET', '/v1/health', undefined, { 'x-request-id': 'bad id\nwith newline' });
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.call('POST', '/v2/learn', learnBody('x'))).statusCode).toBe(404);
+  });
+});
+
+describe('maintenance mode', () => {
+  it('answers 503 everywhere except the two health endpoints', async () => {
+    const t = await start({ SERVICE_MAINTENANCE: 'true' });
+    const learn = await t.call('POST', '/v1/learn', learnBody('x'));
+    expect(learn.statusCode).toBe(503);
+    expect(learn.json()).toEqual({ detail: expect.stringContaining('maintenance'), request_id: learn.headers['x-request-id'] });
+    expect((await t.call('GET', '/v1/recall?task=x')).statusCode).toBe(503);
+    expect((await t.call('GET', '/v1/version')).statusCode).toBe(503);
+    expect((await t.call('GET', '/v1/health')).statusCode).toBe(200);
+    expect((await t.call('GET', '/v1/health/deep')).statusCode).toBe(200);
+  });
+});
+
+describe('rate limits', () => {
+  it('per IP: the request past SERVICE_RATE_LIMIT_DEFAULT in a minute gets 429 + Retry-After: 60; health and version are exempt', async () => {
+    const t = await start({ SERVICE_RATE_LIMIT_DEFAULT: '3' });
+    for (let i = 0; i < 3; i++) expect((await t.call('GET', '/v1/metrics')).statusCode).toBe(200);
+    const limited = await t.call('POST', '/v1/recall', { task: 'x' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.json()).toEqual({ detail: expect.any(String), request_id: limited.headers['x-request-id'] });
+    for (let i = 0; i < 5; i++) {
+      expect((await t.call('GET', '/v1/health')).statusCode).toBe(200);
+      expect((await t.call('GET', '/v1/version')).statusCode).toBe(200);
+    }
+    // One audit event per client and window, not one per refusal.
+    expect((await t.call('GET', '/v1/metrics')).statusCode).toBe(429);
+    expect(await t.app.deps.storage.audit.list({ kind: 'RATE_LIMITED', limit: 10 })).toHaveLength(1);
+  });
+
+  it('honours X-Forwarded-For only from a trusted proxy', async () => {
+    const trusted = await start({ SERVICE_RATE_LIMIT_DEFAULT: '2' });
+    const fromClient = (ip: string) => trusted.server.inject({ method: 'GET', url: '/v1/metrics', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ip } });
+    expect((await fromClient('203.0.113.1')).statusCode).toBe(200);
+    expect((await fromClient('203.0.113.1')).statusCode).toBe(200);
+    expect((await fromClient('203.0.113.1')).statusCode).toBe(429);
+    expect((await fromClient('203.0.113.2')).statusCode).toBe(200);
+
+    const untrusted = await start({ SERVICE_RATE_LIMIT_DEFAULT: '2', SERVICE_TRUSTED_PROXIES: '10.9.9.9' });
+    const spoofed = (ip: string) => untrusted.server.inject({ method: 'GET', url: '/v1/metrics', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ip } });
+    expect((await spoofed('203.0.113.1')).statusCode).toBe(200);
+    expect((await spoofed('203.0.113.2')).statusCode).toBe(200);
+    expect((await spoofed('203.0.113.3')).statusCode).toBe(429);
+  });
+
+  it('per key: 120 a minute across all paths, whatever the IP', async () => {
+    const key = 'svc_rate_key_cccccccccccccccccccccccccccccccccc';
+    const t = await start({ SERVICE_AUTH_MODE: 'env', SERVICE_API_KEYS: key, SERVICE_RATE_LIMIT_PER_KEY: '3', SERVICE_RATE_LIMIT_DEFAULT: '100' });
+    const req = (ip: string, url: string) => t.server.inject({ method: 'GET', url, remoteAddress: ip, headers: { authorization: `Bearer ${key}` } });
+    expect((await req('198.51.100.1', '/v1/metrics')).statusCode).toBe(200);
+    expect((await req('198.51.100.2', '/v1/recall?task=x')).statusCode).toBe(200);
+    expect((await req('198.51.100.3', '/v1/export')).statusCode).toBe(200);
+    const limited = await req('198.51.100.4', '/v1/metrics');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+  });
+});
+
+describe('CORS', () => {
+  const origin = 'https://app.example.com';
+  it('is off unless SERVICE_CORS_ORIGINS is set', async () => {
+    const t = await start();
+    const res = await t.call('GET', '/v1/version', undefined, { origin });
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    const preflight = await t.server.inject({ method: 'OPTIONS', url: '/v1/learn', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('allows only the configured origins, and answers preflights before auth', async () => {
+    const t = await start({ SERVICE_CORS_ORIGINS: `${origin},https://other.example.com`, SERVICE_AUTH_MODE: 'env', SERVICE_API_KEYS: 'svc_cors_key_dddddddddddddddddddddddddddddddd' });
+    const preflight = await t.server.inject({
+      method: 'OPTIONS', url: '/v1/learn', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin);
+    const simple = await t.call('GET', '/v1/version', undefined, { origin });
+    expect(simple.headers['access-control-allow-origin']).toBe(origin);
+    const foreign = await t.call('GET', '/v1/version', undefined, { origin: 'https://evil.example.com' });
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('internal errors', () => {
+  it('a failing storage → 500 {detail: "internal error", request_id}, cause logged, nothing leaked', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'error', json: true, destination: { write: (l: string) => lines.push(l) } });
+    const failing = await patchedJsonStorage((real) => ({
+      patterns: { ...real.patterns, insert: async () => { throw new Error('disk on fire at /srv/secret/path'); } },
+    }));
+    const t = await start({}, { storage: failing, logger });
+    const res = await t.call('POST', '/v1/learn', learnBody('Anything at all'));
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ detail: 'internal error', request_id: res.headers['x-request-id'] });
+    expect(res.body).not.toContain('secret');
+    const logged = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'unhandled error');
+    expect(logged.err.message).toContain('disk on fire');
+  });
+});
+
+describe('/metrics', () => {
+  it('is absent unless SERVICE_METRICS=true', async () => {
+    const t = await start();
+    expect((await t.call('GET', '/metrics')).statusCode).toBe(404);
+  });
+
+  it('needs the metrics token when set and exposes every spec metric with route-pattern labels', async () => {
+    const t = await start({ SERVICE_METRICS: 'true', SERVICE_METRICS_TOKEN: 'scrape-token-123' });
+    const key = (await t.call('POST', '/v1/learn', learnBody('Archive old tickets'))).json().pattern_key;
+    await t.call('POST', '/v1/recall', { task: 'Archive old tickets' });
+    await t.call('DELETE', `/v1/patterns/${encodeURIComponent(key)}`);
+    await t.call('POST', '/v1/learn', learnBody('Rebuild the search index'));
+
+    expect((await t.call('GET', '/metrics')).statusCode).toBe(401);
+    expect((await t.call('GET', '/metrics', undefined, { authorization: 'Bearer wrong' })).statusCode).toBe(401);
+    const res = await t.call('GET', '/metrics', undefined, { authorization: 'Bearer scrape-token-123' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    for (const name of [
+      'service_pattern_count', 'service_avg_eval_score', 'service_total_runs', 'service_success_rate', 'service_reuse_rate',
+      'service_requests_total', 'service_recall_hits_total', 'service_recall_misses_total', 'service_jobs_submitted_total',
+      'service_jobs_completed_total', 'service_request_duration_seconds', 'service_llm_call_duration_seconds',
+      'service_embedding_duration_seconds', 'service_storage_op_duration_seconds',
+    ]) {
+      expect(res.body).toContain(`# TYPE ${name} `);
+    }
+    expect(res.body).toMatch(/^service_pattern_count 1$/m);
+    expect(res.body).toMatch(/^service_total_runs 2$/m);
+    expect(res.body).toMatch(/^service_recall_hits_total 1$/m);
+    expect(res.body).toContain('service_requests_total{method="DELETE",path="/v1/patterns/:key",status_code="200"} 1');
+    expect(res.body).not.toContain(encodeURIComponent(key));
+  });
+});
+
+describe('health', () => {
+  it('basic health counts the caller scope; deep health reports each check', async () => {
+    const t = await start();
+    await t.call('POST', '/v1/learn', learnBody('Clean up stale feature flags'));
+    expect((await t.call('GET', '/v1/health')).json()).toEqual({ status: 'ok', storage: 'json', pattern_count: 1 });
+    const deep = await t.call('GET', '/v1/health/deep');
+    expect(deep.statusCode).toBe(200);
+    expect(deep.json()).toMatchObject({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      uptime_seconds: expect.any(Number),
+      checks: {
+        storage: { status: 'ok', latency_ms: expect.any(Number) },
+        embedding: { status: 'ok', latency_ms: expect.any(Number) },
+        llm: { status: 'not_configured', latency_ms: null },
+      },
+    });
+  });
+
+  it('storage down → 503 status error', async () => {
+    const down = await patchedJsonStorage(() => ({ ping: async () => { throw new Error('connection refused 10.0.0.5:5432'); } }));
+    const t = await start({}, { storage: down });
+    const deep = await t.call('GET', '/v1/health/deep');
+    expect(deep.statusCode).toBe(503);
+    expect(deep.json().status).toBe('error');
+    expect(deep.json().checks.storage.status).toBe('error');
+    expect(deep.body).not.toContain('10.0.0.5');
+  });
+
+  it('LLM down → degraded, probed at most once a minute', async () => {
+    const clock = new ManualClock();
+    let pings = 0;
+    const llm = {
+      provider: 'openai' as const, model: 'fake',
+      complete: async () => { throw new Error('unused'); },
+      ping: async () => { pings++; throw new Error('provider unreachable'); },
+    };
+    const t = await start({}, { llm, clock });
+    const first = (await t.call('GET', '/v1/health/deep')).json();
+    expect(first.status).toBe('degraded');
+    expect(first.checks.llm.status).toBe('error');
+    await t.call('GET', '/v1/health/deep');
+    expect(pings).toBe(1);
+    clock.advance(61_000);
+    await t.call('GET', '/v1/health/deep');
+    expect(pings).toBe(2);
+  });
+});
