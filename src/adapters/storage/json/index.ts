@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { noopInstruments, type Instruments } from '../../../ports/observability.js';
+import type { Storage } from '../../../ports/storage.js';
+import { AuditLog } from './audit-log.js';
+import { ensureDirDurable, removeStaleTemps } from './fs-durable.js';
+import { acquireLock } from './lock.js';
+import { MetaFile } from './meta-file.js';
+import { createPatternRepository } from './patterns-repo.js';
+import { ScopeRegistry } from './scope-registry.js';
+import {
+  createAnalyticsRepository, createEvalRepository, createFeedbackRepository, createMetricsRepository,
+  createSkillRepository,
+} from './scope-repos.js';
+
+export interface JsonStorageOptions {
+  /** Root directory (SERVICE_DATA_PATH); created when missing. */
+  dataPath: string;
+  instruments?: Instruments;
+  /** Journal size that makes a scope write a fresh snapshot (default 8 MiB). */
+  compactAfterBytes?: number;
+  /** Score vectors with the plain JS loop instead of WebAssembly SIMD (for comparison tests). */
+  preferJsKernel?: boolean;
+}
+
+export interface JsonStorage extends Storage {
+  readonly kind: 'json';
+  readonly dataPath: string;
+  /** Snapshots every scope now and empties its journal (also happens on its own as journals grow). */
+  compact(): Promise<void>;
+}
+
+const DEFAULT_COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Times every repository call (storageOp) and refuses calls after close. `iterate` returns an
+ * async iterable, not a promise, so it is only guarded.
+ */
+function instrumented<R extends object>(area: string, repo: R, guard: () => void, instruments: Instruments): R {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(repo) as [string, (...args: unknown[]) => unknown][]) {
+    const operation = `${area}.${name}`;
+    out[name] =
+      name === 'iterate'
+        ? (...args: unknown[]) => {
+            guard();
+            return fn.apply(repo, args);
+          }
+        : async (...args: unknown[]) => {
+            guard();
+            const started = performance.now();
+            try {
+              return await fn.apply(repo, args);
+            } finally {
+              instruments.storageOp('json', operation, (performance.now() - started) / 1000);
+            }
+          };
+  }
+  return out as R;
+}
+
+/**
+ * The embedded default storage: one folder per scope under the data path
+ * (tenants/<tenant>/projects/<project>/{snapshot,journal}.ndjson), everything served from
+ * memory, every acknowledged write fsynced. See scope-store.ts for the durability design.
+ * A second process (or instance) on the same data path is refused while the first lives.
+ */
+export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonStorage> {
+  const dataPath = path.resolve(opts.dataPath);
+  const instruments = opts.instruments ?? noopInstruments;
+  await ensureDirDurable(dataPath);
+  const lock = await acquireLock(dataPath);
+  const registry = new ScopeRegistry(dataPath, {
+    compactAfterBytes: opts.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES,
+    preferJsKernel: opts.preferJsKernel ?? false,
+  });
+  const audit = new AuditLog(dataPath);
+  const meta = new MetaFile(dataPath);
+  try {
+    const started = performance.now();
+    await removeStaleTemps(dataPath);
+    await meta.load();
+    await audit.init();
+    await registry.loadAll();
+    instruments.storageOp('json', 'load', (performance.now() - started) / 1000);
+  } catch (err) {
+    await registry.closeAll().catch(() => undefined);
+    await lock.release();
+    throw err;
+  }
+
+  let closed = false;
+  let closing: Promise<void> | null = null;
+  const guard = () => {
+    if (closed) throw new Error(`JSON storage at ${dataPath} is closed`);
+  };
+  const wrap = <R extends object>(area: string, repo: R) => instrumented(area, repo, guard, instruments);
+
+  return {
+    kind: 'json',
+    dataPath,
+    patterns: wrap('patterns', createPatternRepository(registry)),
+    evals: wrap('evals', createEvalRepository(registry)),
+    feedback: wrap('feedback', createFeedbackRepository(registry)),
+    skills: wrap('skills', createSkillRepository(registry)),
+    metrics: wrap('metrics', createMetricsRepository(registry)),
+    analytics: wrap('analytics', createAnalyticsRepository(registry)),
+    audit: wrap('audit', { append: (e) => audit.append(e), list: (f) => audit.list(f) } satisfies Storage['audit']),
+    meta: wrap('meta', {
+      getEmbeddingInfo: async () => meta.embedding,
+      setEmbeddingInfo: (info) => meta.setEmbedding(info),
+    } satisfies Storage['meta']),
+
+    async ping() {
+      guard();
+      if (!(await lock.held())) throw new Error(`lost the lock on data path ${dataPath}`);
+      const broken = registry.entries().find((e) => e.store.error) ?? null;
+      if (broken) throw new Error(`journal of ${broken.store.dir} failed: ${broken.store.error!.message}`);
+      if (audit.error) throw new Error(`audit log failed: ${audit.error.message}`);
+    },
+
+    async compact() {
+      guard();
+      for (const { store } of registry.entries()) await store.compact();
+    },
+
+    close() {
+      closed = true;
+      closing ??= (async () => {
+        try {
+          await registry.closeAll();
+          await audit.close();
+          await meta.close();
+        } finally {
+          await lock.release();
+        }
+      })();
+      return closing;
+    },
+  };
+}

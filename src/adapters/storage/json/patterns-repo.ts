@@ -1,0 +1,154 @@
+import { ConflictError } from '../../../core/errors.js';
+import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternRepository } from '../../../ports/storage.js';
+import { assertPatternId, isPatternId } from './ids.js';
+import type { ScopeRegistry } from './scope-registry.js';
+import type { ScopeStore } from './scope-store.js';
+import { assertVector, encodeVector, normalized } from './vector-codec.js';
+
+function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {
+  if (!f) return true;
+  if (f.classification !== undefined && p.classification !== f.classification) return false;
+  if (f.source !== undefined && p.source !== f.source) return false;
+  if (f.min_score !== undefined && !(p.success_score >= f.min_score)) return false;
+  return true;
+}
+
+function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
+  return !!f && (f.classification !== undefined || f.source !== undefined || f.min_score !== undefined);
+}
+
+function assertDimension(store: ScopeStore, unit: Float32Array): void {
+  const dim = store.state.index.dimension;
+  if (dim !== 0 && dim !== unit.length) {
+    throw new Error(
+      `vector has ${unit.length} dimensions but this scope's vectors have ${dim}; ` +
+        'the embedding model changed: run `service reindex`',
+    );
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
+
+export function createPatternRepository(registry: ScopeRegistry): PatternRepository {
+  return {
+    async insert(scope: Scope, pattern: PatternRecord, vector: Float32Array): Promise<void> {
+      assertPatternId(pattern?.id);
+      assertVector(vector);
+      const unit = normalized(vector);
+      const store = registry.forWrite(scope);
+      await store.mutate(() => {
+        if (store.state.patterns.has(pattern.id)) throw new ConflictError(`pattern ${pattern.id} already exists`);
+        assertDimension(store, unit);
+        return { op: { op: 'put', p: { ...pattern }, v: encodeVector(unit) }, vector: unit };
+      });
+    },
+
+    async get(scope, id) {
+      const store = registry.forRead(scope);
+      const rec = isPatternId(id) ? store?.state.patterns.get(id) : undefined;
+      return rec ? { ...rec } : null;
+    },
+
+    async getMany(scope, ids) {
+      const patterns = registry.forRead(scope)?.state.patterns;
+      const out: PatternRecord[] = [];
+      if (!patterns) return out;
+      for (const id of new Set(ids)) {
+        const rec = patterns.get(id);
+        if (rec) out.push({ ...rec });
+      }
+      return out;
+    },
+
+    async update(scope, pattern, vector) {
+      assertPatternId(pattern?.id);
+      let unit: Float32Array | undefined;
+      if (vector !== undefined) {
+        assertVector(vector);
+        unit = normalized(vector);
+      }
+      const store = registry.forRead(scope);
+      if (!store) return false;
+      let found = false;
+      await store.mutate(() => {
+        if (!store.state.patterns.has(pattern.id)) return null;
+        if (unit) assertDimension(store, unit);
+        found = true;
+        const p = { ...pattern };
+        return unit ? { op: { op: 'put', p, v: encodeVector(unit) }, vector: unit } : { op: { op: 'put', p } };
+      });
+      return found;
+    },
+
+    async delete(scope, id) {
+      const store = registry.forRead(scope);
+      if (!store || !isPatternId(id)) return false;
+      let found = false;
+      await store.mutate(() => {
+        if (!store.state.patterns.has(id)) return null;
+        found = true;
+        return { op: { op: 'del', id } };
+      });
+      return found;
+    },
+
+    async count(scope) {
+      return registry.forRead(scope)?.state.patterns.size ?? 0;
+    },
+
+    async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
+      assertVector(vector);
+      const store = registry.forRead(scope);
+      const limit = Math.floor(k);
+      if (!store || !(limit > 0)) return [];
+      const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
+      const hits = store.state.index.search(normalized(vector), limit, accept);
+      return hits.map((h) => ({ pattern: { ...h.item }, similarity: clamp01(h.score) }));
+    },
+
+    async *iterate(scope, filter) {
+      const patterns = registry.forRead(scope)?.state.patterns;
+      if (!patterns) return;
+      // Ids are time-ordered, so id order is creation order. The id list is fixed up front;
+      // records are read at yield time, so deletions meanwhile are skipped, updates seen.
+      const ids = [...patterns.keys()].sort();
+      for (const id of ids) {
+        const rec = patterns.get(id);
+        if (rec && matches(rec, filter)) yield { ...rec };
+      }
+    },
+
+    async recordReuse(scope, ids, delta, at) {
+      const store = registry.forRead(scope);
+      if (!store) return;
+      const wanted = [...new Set(ids)].filter(isPatternId);
+      await store.mutate(() => {
+        const present = wanted.filter((id) => store.state.patterns.has(id));
+        return present.length === 0 ? null : { op: { op: 'reuse', ids: present, d: delta, at } };
+      });
+    },
+
+    async setVector(scope, id, vector) {
+      assertPatternId(id);
+      assertVector(vector);
+      const store = registry.forRead(scope);
+      if (!store) return;
+      const unit = normalized(vector);
+      // A new dimension here is a reindex to another model: the index switches to it and
+      // patterns not re-embedded yet drop out of search until their turn.
+      await store.mutate(() =>
+        store.state.patterns.has(id) ? { op: { op: 'vec', id, v: encodeVector(unit) }, vector: unit } : null,
+      );
+    },
+
+    async listScopes() {
+      return registry
+        .entries()
+        .filter((e) => e.store.state.patterns.size > 0)
+        .map((e) => ({ ...e.scope }))
+        .sort((a, b) => compare(a.tenant_id, b.tenant_id) || compare(a.project_id, b.project_id));
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
+import type { JournalOp, SnapshotLine } from './journal-ops.js';
+import { encodeVector } from './vector-codec.js';
+import { VectorIndex } from './vector-index.js';
+
+/** The port's rolling window of ROI events per scope. */
+export const ROI_EVENTS_KEPT = 10_000;
+/** Only the newest few observations drive the quality factor; older ones are dropped. */
+export const EVALS_KEPT_PER_PATTERN = 50;
+/** learn runs with an eval_score at or above this count as successes (BEHAVIOR.md, Metrics). */
+export const SUCCESS_EVAL_SCORE = 5;
+
+interface EvalObservation {
+  score: number;
+  at: string;
+  ms: number;
+}
+
+function byTime(a: EvalObservation, b: EvalObservation): number {
+  return a.ms - b.ms;
+}
+
+/**
+ * Everything one scope holds, in memory. `apply` is the single place a mutation changes it,
+ * used both live and when replaying the journal, so both paths give the same state. Records
+ * are stored as private copies; readers hand out copies too.
+ */
+export class ScopeState {
+  readonly patterns = new Map<string, PatternRecord>();
+  readonly index: VectorIndex<PatternRecord>;
+  readonly feedback = new Map<string, FeedbackCluster>();
+  readonly skills = new Map<string, string[]>();
+  metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
+  /** Oldest first per pattern. */
+  private readonly evals = new Map<string, EvalObservation[]>();
+  /** Append order; trimmed lazily to ROI_EVENTS_KEPT so appends stay O(1) amortised. */
+  private roi: RoiEvent[] = [];
+
+  constructor(preferJsKernel = false) {
+    this.index = new VectorIndex<PatternRecord>(preferJsKernel);
+  }
+
+  /**
+   * `unitVector` accompanies put/vec ops: a normalised Float32Array live, or the journal's
+   * base64 text on replay (decoded straight into the index).
+   */
+  apply(op: JournalOp, unitVector?: Float32Array | string): void {
+    switch (op.op) {
+      case 'put': {
+        const rec = { ...op.p };
+        this.patterns.set(rec.id, rec);
+        if (unitVector !== undefined) this.setVector(rec.id, rec, unitVector);
+        else this.index.setItem(rec.id, rec);
+        return;
+      }
+      case 'del':
+        this.patterns.delete(op.id);
+        this.index.remove(op.id);
+        this.evals.delete(op.id);
+        this.skills.delete(op.id);
+        return;
+      case 'vec': {
+        const rec = this.patterns.get(op.id);
+        if (rec && unitVector !== undefined) this.setVector(op.id, rec, unitVector);
+        return;
+      }
+      case 'reuse':
+        for (const id of op.ids) {
+          const old = this.patterns.get(id);
+          if (!old) continue;
+          const rec = {
+            ...old,
+            reuse_count: old.reuse_count + 1,
+            success_score: Math.min(10, old.success_score + op.d),
+            updated_at: op.at,
+          };
+          this.patterns.set(id, rec);
+          this.index.setItem(id, rec);
+        }
+        return;
+      case 'eval':
+        if (this.patterns.has(op.id)) this.addEval(op.id, op.s, op.at);
+        return;
+      case 'fb':
+        for (const c of op.c) this.feedback.set(c.id, { ...c, tasks: [...c.tasks] });
+        return;
+      case 'fbdel':
+        for (const id of op.ids) this.feedback.delete(id);
+        return;
+      case 'skills':
+        if (op.k.length === 0) this.skills.delete(op.id);
+        else if (this.patterns.has(op.id)) this.skills.set(op.id, [...op.k]);
+        return;
+      case 'run': {
+        const m = this.metrics;
+        this.metrics = {
+          ...m,
+          runs: m.runs + 1,
+          successes: m.successes + (op.s >= SUCCESS_EVAL_SCORE ? 1 : 0),
+          eval_sum: m.eval_sum + op.s,
+        };
+        return;
+      }
+      case 'recall':
+        this.metrics = {
+          ...this.metrics,
+          recalls: this.metrics.recalls + 1,
+          reusing_recalls: this.metrics.reusing_recalls + (op.r ? 1 : 0),
+        };
+        return;
+      case 'roi':
+        this.roi.push({ ...op.e });
+        if (this.roi.length >= ROI_EVENTS_KEPT + ROI_EVENTS_KEPT / 10) this.roi = this.roi.slice(-ROI_EVENTS_KEPT);
+        return;
+    }
+  }
+
+  /** Replays one snapshot line (the header and trailer are handled by the loader). */
+  applySnapshotLine(line: SnapshotLine): void {
+    switch (line.t) {
+      case 'p':
+        this.apply({ op: 'put', p: line.p }, line.v);
+        return;
+      case 'e':
+        this.addEval(line.id, line.s, line.at);
+        return;
+      case 'f':
+        this.feedback.set(line.c.id, line.c);
+        return;
+      case 'k':
+        this.skills.set(line.id, line.k);
+        return;
+      case 'm':
+        this.metrics = {
+          runs: line.runs, successes: line.successes, eval_sum: line.eval_sum,
+          recalls: line.recalls, reusing_recalls: line.reusing_recalls,
+        };
+        return;
+      case 'a':
+        this.roi.push(line.e);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Newest-first scores of the last `n` observations, or undefined when there are none. */
+  recentEvals(id: string, n: number): number[] | undefined {
+    const list = this.evals.get(id);
+    if (!list || list.length === 0 || n <= 0) return undefined;
+    const out: number[] = [];
+    for (let i = list.length - 1; i >= 0 && out.length < n; i--) out.push(list[i].score);
+    return out;
+  }
+
+  /** ROI events newest first, at or after `sinceMs`, at most `limit`. */
+  roiEvents(sinceMs: number | undefined, limit: number): RoiEvent[] {
+    const out: RoiEvent[] = [];
+    const floor = Math.max(0, this.roi.length - ROI_EVENTS_KEPT);
+    for (let i = this.roi.length - 1; i >= floor && out.length < limit; i--) {
+      const e = this.roi[i];
+      if (sinceMs !== undefined && !(Date.parse(e.at) >= sinceMs)) continue;
+      out.push({ ...e });
+    }
+    return out;
+  }
+
+  /** The whole scope as snapshot lines (newline-terminated), produced lazily. */
+  *snapshotLines(seq: number): Generator<string> {
+    let count = 0;
+    const line = (l: SnapshotLine) => {
+      count++;
+      return `${JSON.stringify(l)}\n`;
+    };
+    yield line({ t: 'header', version: 1, seq });
+    for (const p of this.patterns.values()) {
+      const vec = this.index.vectorOf(p.id);
+      yield line(vec ? { t: 'p', p, v: encodeVector(vec) } : { t: 'p', p });
+    }
+    for (const [id, list] of this.evals) {
+      for (const o of list) yield line({ t: 'e', id, s: o.score, at: o.at });
+    }
+    for (const c of this.feedback.values()) yield line({ t: 'f', c });
+    for (const [id, k] of this.skills) yield line({ t: 'k', id, k });
+    yield line({ t: 'm', ...this.metrics });
+    for (const e of this.roi.slice(-ROI_EVENTS_KEPT)) yield line({ t: 'a', e });
+    yield `${JSON.stringify({ t: 'end', lines: count + 1 } satisfies SnapshotLine)}\n`;
+  }
+
+  private setVector(id: string, rec: PatternRecord, unit: Float32Array | string): void {
+    if (typeof unit === 'string') this.index.setEncoded(id, rec, unit);
+    else this.index.set(id, rec, unit);
+  }
+
+  private addEval(id: string, score: number, at: string): void {
+    let list = this.evals.get(id);
+    if (!list) this.evals.set(id, (list = []));
+    const obs = { score, at, ms: Date.parse(at) || 0 };
+    // Usually appended in time order; an out-of-order time (e.g. an import) is placed by time,
+    // after any observations with the same time so the later call counts as newer.
+    let i = list.length;
+    while (i > 0 && byTime(list[i - 1], obs) > 0) i--;
+    list.splice(i, 0, obs);
+    if (list.length > EVALS_KEPT_PER_PATTERN) list.splice(0, list.length - EVALS_KEPT_PER_PATTERN);
+  }
+}

@@ -1,0 +1,218 @@
+import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
+
+const PAGE_BYTES = 65536;
+const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
+const INITIAL_ROWS = 256;
+
+export interface IndexHit<T> {
+  id: string;
+  item: T;
+  score: number;
+}
+
+/**
+ * In-memory brute-force index of unit vectors, one scope each. Rows live contiguously in a
+ * WebAssembly memory laid out as [query | rows × stride | scores scratch], so one kernel call
+ * scores every row without allocating. Deleting moves the last row into the hole, keeping the
+ * matrix dense. `T` is the item the filter looks at (the pattern record), kept per row so the
+ * filter runs inside the scan without a map lookup.
+ */
+export class VectorIndex<T> {
+  private dim = 0;
+  private strideFloats = 0;
+  private capacity = 0;
+  private size = 0;
+  private memory: WasmMemory | null = null;
+  /** View of the whole memory; replaced after every grow (growing detaches old views). */
+  private floats: Float32Array | null = null;
+  private dots: DotsFn | null = null;
+  private readonly rowIds: string[] = [];
+  private readonly rowItems: T[] = [];
+  private readonly rowOf = new Map<string, number>();
+
+  constructor(private readonly preferJsKernel = false) {}
+
+  get dimension(): number {
+    return this.size === 0 ? 0 : this.dim;
+  }
+
+  get count(): number {
+    return this.size;
+  }
+
+  has(id: string): boolean {
+    return this.rowOf.has(id);
+  }
+
+  /** Adds or replaces the row of `id`. `unit` must already be normalised. */
+  set(id: string, item: T, unit: Float32Array): void {
+    const at = this.rowFor(id, item, unit.length);
+    const f = this.floats!;
+    f.set(unit, at);
+    f.fill(0, at + unit.length, at + this.strideFloats);
+  }
+
+  /**
+   * Same as `set`, from the base64 of a stored unit vector, decoded straight into the matrix
+   * (loading 100k vectors this way avoids 300k temporary buffers).
+   */
+  setEncoded(id: string, item: T, base64: string): void {
+    const bytes = Buffer.byteLength(base64, 'base64');
+    if (bytes === 0 || bytes % 4 !== 0) throw new Error(`corrupt vector of pattern ${id}`);
+    const dim = bytes / 4;
+    const at = this.rowFor(id, item, dim);
+    Buffer.from(this.memory!.buffer, at * 4, bytes).write(base64, 'base64');
+    this.floats!.fill(0, at + dim, at + this.strideFloats);
+  }
+
+  /** The float offset of the row of `id`, added when new (reshaping on a new dimension). */
+  private rowFor(id: string, item: T, dim: number): number {
+    if (this.size === 0 || dim !== this.dim) this.reshape(dim);
+    let row = this.rowOf.get(id);
+    if (row === undefined) {
+      this.ensureCapacity(this.size + 1);
+      row = this.size++;
+      this.rowOf.set(id, row);
+      this.rowIds[row] = id;
+    }
+    this.rowItems[row] = item;
+    return this.matrixOffsetFloats() + row * this.strideFloats;
+  }
+
+  /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
+  vectorOf(id: string): Float32Array | null {
+    const row = this.rowOf.get(id);
+    if (row === undefined) return null;
+    const at = this.matrixOffsetFloats() + row * this.strideFloats;
+    return new Float32Array(this.memory!.buffer, at * 4, this.dim);
+  }
+
+  /** Replaces the filter item of a row (the record changed, the vector did not). */
+  setItem(id: string, item: T): void {
+    const row = this.rowOf.get(id);
+    if (row !== undefined) this.rowItems[row] = item;
+  }
+
+  remove(id: string): void {
+    const row = this.rowOf.get(id);
+    if (row === undefined) return;
+    const last = this.size - 1;
+    if (row !== last) {
+      const f = this.floats!;
+      const base = this.matrixOffsetFloats();
+      f.copyWithin(base + row * this.strideFloats, base + last * this.strideFloats, base + (last + 1) * this.strideFloats);
+      const movedId = this.rowIds[last];
+      this.rowIds[row] = movedId;
+      this.rowItems[row] = this.rowItems[last];
+      this.rowOf.set(movedId, row);
+    }
+    this.rowIds.length = last;
+    this.rowItems.length = last;
+    this.rowOf.delete(id);
+    this.size = last;
+  }
+
+  /**
+   * The k best rows by dot product with `unit` among those `accept` admits, best first (ties:
+   * smaller id first). The filter is consulted only for rows that would enter the top k.
+   */
+  search(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+    if (this.size === 0 || k <= 0) return [];
+    if (unit.length !== this.dim) {
+      throw new Error(`query vector has ${unit.length} dimensions but the stored vectors have ${this.dim}; run \`service reindex\``);
+    }
+    const f = this.floats!;
+    f.set(unit, 0);
+    f.fill(0, unit.length, this.strideFloats);
+    const matrixBytes = this.matrixOffsetFloats() * 4;
+    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    this.dots!(0, matrixBytes, this.size, this.strideFloats * 4, scoresFloats * 4);
+    const scores = f.subarray(scoresFloats, scoresFloats + this.size);
+    return this.selectTop(scores, Math.min(k, this.size), accept);
+  }
+
+  private selectTop(scores: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+    // Min-heap of the best k so far; the root is the worst kept row.
+    const heapScore = new Float64Array(k);
+    const heapRow = new Int32Array(k);
+    const ids = this.rowIds;
+    const worse = (sa: number, ra: number, sb: number, rb: number) => sa < sb || (sa === sb && ids[ra] > ids[rb]);
+    let n = 0;
+    for (let r = 0; r < scores.length; r++) {
+      const s = scores[r];
+      if (n === k && s < heapScore[0]) continue;
+      if (n === k && !worse(heapScore[0], heapRow[0], s, r)) continue;
+      if (accept !== undefined && !accept(this.rowItems[r])) continue;
+      let i: number;
+      if (n < k) {
+        i = n++;
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (!worse(s, r, heapScore[p], heapRow[p])) break;
+          heapScore[i] = heapScore[p];
+          heapRow[i] = heapRow[p];
+          i = p;
+        }
+      } else {
+        i = 0;
+        for (;;) {
+          const l = 2 * i + 1;
+          if (l >= n) break;
+          const c = l + 1 < n && worse(heapScore[l + 1], heapRow[l + 1], heapScore[l], heapRow[l]) ? l + 1 : l;
+          if (!worse(heapScore[c], heapRow[c], s, r)) break;
+          heapScore[i] = heapScore[c];
+          heapRow[i] = heapRow[c];
+          i = c;
+        }
+      }
+      heapScore[i] = s;
+      heapRow[i] = r;
+    }
+    const hits: IndexHit<T>[] = [];
+    for (let i = 0; i < n; i++) {
+      hits.push({ id: ids[heapRow[i]], item: this.rowItems[heapRow[i]], score: heapScore[i] });
+    }
+    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  private matrixOffsetFloats(): number {
+    return this.strideFloats; // the query slot comes first
+  }
+
+  /** A new dimension (first row, or a reindex to another model) starts an empty matrix. */
+  private reshape(dim: number): void {
+    if (this.size > 0) {
+      this.rowIds.length = 0;
+      this.rowItems.length = 0;
+      this.rowOf.clear();
+      this.size = 0;
+    }
+    this.dim = dim;
+    this.strideFloats = Math.ceil(dim / STRIDE_ALIGN_FLOATS) * STRIDE_ALIGN_FLOATS;
+    this.capacity = 0;
+    this.memory = null;
+    this.floats = null;
+    this.ensureCapacity(INITIAL_ROWS);
+  }
+
+  private ensureCapacity(rows: number): void {
+    if (rows <= this.capacity && this.memory) return;
+    let capacity = Math.max(this.capacity, INITIAL_ROWS);
+    while (capacity < rows) capacity *= 2;
+    // query + rows + one f32 score per row
+    const bytes = (this.strideFloats + capacity * this.strideFloats + capacity) * 4;
+    const pages = Math.ceil(bytes / PAGE_BYTES);
+    if (pages > MAX_PAGES) {
+      throw new Error(`vector index full: ${rows} vectors of ${this.dim} dimensions exceed 4 GiB; use PostgreSQL storage`);
+    }
+    if (!this.memory) {
+      this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
+      this.dots = createDots(this.memory, this.preferJsKernel);
+    } else {
+      const current = this.memory.buffer.byteLength / PAGE_BYTES;
+      if (pages > current) this.memory.grow(pages - current);
+    }
+    this.floats = new Float32Array(this.memory.buffer);
+    this.capacity = capacity;
+  }
+}
