@@ -2,6 +2,9 @@ import type {
   AuditEvent, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
   RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
+import type { JobRepository } from './jobs.js';
+import type { RetentionSettings } from '../core/retention.js';
+import type { AnalyticsRollup, RollupWindow } from '../core/roi.js';
 
 /**
  * Storage is split into small repositories. Every method that touches tenant data takes a
@@ -34,6 +37,11 @@ export interface PatternRepository {
   setVector(scope: Scope, id: string, vector: Float32Array): Promise<void>;
   /** Every scope that holds at least one pattern (reindex, migrate-data). */
   listScopes(): Promise<Scope[]>;
+  /**
+   * (+, optional) The stored vectors of these patterns by id (missing ids skipped). Storages
+   * that offer it let `service migrate-data` copy vectors instead of re-embedding every task.
+   */
+  vectors?(scope: Scope, ids: string[]): Promise<Map<string, Float32Array>>;
 }
 
 export interface EvalRepository {
@@ -77,6 +85,27 @@ export interface AnalyticsRepository {
   list(scope: Scope, opts: { since?: string; limit: number }): Promise<RoiEvent[]>;
 }
 
+/** Pre-computed analytics rollups: the latest one per scope and window. */
+export interface RollupRepository {
+  /** Stores the scope's rollup of `rollup.window`, replacing the previous one of that window. */
+  put(scope: Scope, rollup: AnalyticsRollup): Promise<void>;
+  /** The scope's latest rollup of `window`, or null when it was never computed. */
+  get(scope: Scope, window: RollupWindow): Promise<AnalyticsRollup | null>;
+}
+
+/**
+ * Governance settings of projects and tenants (retention). A scope nobody configured reads as
+ * all-null; setting a value creates whatever record the backend needs.
+ */
+export interface ProjectSettingsRepository {
+  /** retention_days of the scope's project and of its tenant (null: not set). */
+  getRetention(scope: Scope): Promise<RetentionSettings>;
+  /** Sets the project's retention_days (1–36500), or clears it with null (inherit). */
+  setProjectRetention(scope: Scope, days: number | null, at: string): Promise<void>;
+  /** Sets the tenant's retention_days, or clears it with null (operators, tests). */
+  setTenantRetention(tenantId: string, days: number | null, at: string): Promise<void>;
+}
+
 export interface AuditRepository {
   /** Appends one security event (never a secret in `detail`). */
   append(event: AuditEvent): Promise<void>;
@@ -98,8 +127,15 @@ export interface Storage {
   readonly skills: SkillRepository;
   readonly metrics: MetricsRepository;
   readonly analytics: AnalyticsRepository;
+  readonly rollups: RollupRepository;
+  readonly projects: ProjectSettingsRepository;
   readonly audit: AuditRepository;
   readonly meta: MetaRepository;
+  /**
+   * (+) The durable job queue (ports/jobs.ts). Optional while adapters adopt it: src/app.ts
+   * attaches a PostgreSQL one when the adapter has none; job services refuse without one.
+   */
+  readonly jobs?: JobRepository;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
   /** Flushes and releases files, locks and connections. */

@@ -1,0 +1,84 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../src/config.js';
+import type { Embedder } from '../src/ports/embedder.js';
+import { noopInstruments, silentLogger } from '../src/ports/observability.js';
+import type { Storage } from '../src/ports/storage.js';
+import { action, ioOf } from './shared/context.js';
+import { UsageError } from './shared/exit-codes.js';
+import { createOutput } from './shared/output.js';
+
+interface MigrateDataOptions {
+  from: string;
+  to: string;
+  dataPath?: string;
+  json?: boolean;
+}
+
+/**
+ * `service migrate-data --from json --to postgres`: copies the JSON data path
+ * (SERVICE_DATA_PATH or --data-path) into the PostgreSQL database at SERVICE_DATABASE_URL.
+ * Run it with the server stopped (the JSON store refuses a second user of its path) and
+ * after `service migrate up`. Re-running copies only what is still missing.
+ */
+export function register(program: Command): void {
+  program
+    .command('migrate-data')
+    .description('copy stored memory from one storage to another (json → postgres)')
+    .requiredOption('--from <storage>', 'source storage: json')
+    .requiredOption('--to <storage>', 'target storage: postgres')
+    .option('--data-path <path>', 'JSON data path to read (default: SERVICE_DATA_PATH or ./service_data)')
+    .option('--json', 'print JSON (the default when stdout is not a terminal)')
+    .action(action(async (opts: MigrateDataOptions, command: Command) => {
+      if (opts.from !== 'json' || opts.to !== 'postgres') {
+        throw new UsageError(`only --from json --to postgres is supported (got --from ${opts.from} --to ${opts.to})`);
+      }
+      const out = createOutput(ioOf(command), { json: opts.json });
+      const config = loadConfig();
+      const dataPath = resolve(opts.dataPath ?? config.dataPath);
+      const isDir = await stat(dataPath).then((s) => s.isDirectory(), () => false);
+      // Opening a missing path would create an empty store and "copy" nothing.
+      if (!isDir) throw new UsageError(`JSON data path ${dataPath} does not exist`);
+
+      // Loaded on use so client-only commands never pay for the storage adapters.
+      const [{ createJsonStorage }, { createPostgresStorage }, { copyStorage, openMaintenancePool }] = await Promise.all([
+        import('../src/adapters/storage/json/index.js'),
+        import('../src/adapters/storage/postgres/index.js'),
+        import('../src/adapters/migrations/index.js'),
+      ]);
+      // Fails early with "needs SERVICE_DATABASE_URL" / "cannot connect" before the JSON lock.
+      await (await openMaintenancePool(config, 'migrate-data')).end();
+
+      const opened: { close(): Promise<void> }[] = [];
+      let embedder: Embedder | null = null;
+      try {
+        const source: Storage = await createJsonStorage({ dataPath });
+        opened.push(source);
+        const target = await createPostgresStorage(config);
+        opened.push(target);
+        const report = await copyStorage(source, target, {
+          embedder: async () => {
+            const { createEmbedder } = await import('../src/adapters/embeddings/index.js');
+            out.note('this JSON store does not expose its vectors: re-embedding every task');
+            embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
+            return embedder;
+          },
+          onProgress: (done, total) => out.progress(`copying patterns ${done}/${total}`),
+        });
+        out.progressDone();
+        out.result({ from: dataPath, to: 'postgres', ...report }, () =>
+          [
+            `copied ${report.patterns} patterns from ${report.scopes} scope${report.scopes === 1 ? '' : 's'} ` +
+              `(${report.skipped} already present; vectors ${report.vectors})`,
+            `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}`,
+            report.embedding ? `  embedding model: ${report.embedding.model} (${report.embedding.dimension} dimensions)` : '',
+          ].filter(Boolean).join('\n'),
+        );
+      } finally {
+        out.progressDone();
+        for (const s of opened.reverse()) await s.close().catch(() => undefined);
+        await (embedder as Embedder | null)?.close?.().catch(() => undefined);
+      }
+    }));
+}

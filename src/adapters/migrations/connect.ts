@@ -1,0 +1,28 @@
+import type pg from 'pg';
+import type { Config } from '../../config.js';
+import { ConfigError } from '../../config.js';
+import { UnavailableError } from '../../core/errors.js';
+import { silentLogger } from '../../ports/observability.js';
+import { createPool, describeUrl, isConnectionError } from '../storage/postgres/db.js';
+
+/**
+ * A small pool for maintenance commands (migrate, migrate-data), checked with one round trip
+ * so an unreachable server fails up front with a message naming it (never the password).
+ */
+export async function openMaintenancePool(config: Config, purpose: string): Promise<pg.Pool> {
+  if (!config.databaseUrl) throw new ConfigError('SERVICE_DATABASE_URL', `required for \`service ${purpose}\``);
+  const pool = createPool(
+    { connectionString: config.databaseUrl, max: 2, statementTimeoutMs: 0, connectTimeoutMs: config.db.connectTimeoutMs },
+    silentLogger,
+  );
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (isConnectionError(err)) {
+      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+    }
+    throw err;
+  }
+}

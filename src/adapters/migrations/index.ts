@@ -1,0 +1,7 @@
+export { defaultMigrationsDir, loadMigrations, parseRevision, revisionLabel, type Migration } from './files.js';
+export {
+  assertSchemaCurrent, migrateDown, migrateUp, migrationStatus,
+  type MigrationOptions, type RevisionStatus, type SchemaStatus,
+} from './runner.js';
+export { openMaintenancePool } from './connect.js';
+export { copyStorage, type CopyOptions, type CopyReport } from './copy-data.js';

@@ -1,0 +1,131 @@
+import type { AuditEvent, EmbeddingInfo, RoiEvent } from '../../../core/types.js';
+import type { AnalyticsRepository, AuditRepository, MetaRepository } from '../../../ports/storage.js';
+import type { Logger } from '../../../ports/observability.js';
+import type { Db } from './db.js';
+import { iso } from './rows.js';
+
+/** The spec keeps a rolling 10,000 ROI events per scope. */
+export const ROI_EVENTS_KEPT = 10_000;
+/** An append trims its scope when its id is a multiple of this (amortises the trim's scan). */
+const TRIM_EVERY = 64;
+
+/**
+ * "Newest" is append order (the identity id). Reads only ever look at the newest
+ * ROI_EVENTS_KEPT rows of the scope, so the window is exact; the physical trim runs on about
+ * one append in TRIM_EVERY, because finding the cut-off means walking 10,000 index entries,
+ * too costly on every append, and a per-scope counter would serialise appends on one row.
+ */
+export function createAnalyticsRepository(db: Db, logger: Logger): AnalyticsRepository {
+  async function trim(tenantId: string, projectId: string): Promise<void> {
+    await db.query(
+      `DELETE FROM roi_events WHERE tenant_id = $1 AND project_id = $2 AND id <= (
+         SELECT id FROM roi_events WHERE tenant_id = $1 AND project_id = $2
+         ORDER BY id DESC OFFSET $3 LIMIT 1)`,
+      [tenantId, projectId, ROI_EVENTS_KEPT],
+      'analytics.trim',
+    );
+  }
+
+  return {
+    async append(scope, event) {
+      const { at, kind, ...data } = event;
+      const res = await db.query<{ id: string }>(
+        'INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        [scope.tenant_id, scope.project_id, at, kind, JSON.stringify(data)],
+        'analytics.append',
+      );
+      if (BigInt(res.rows[0].id) % BigInt(TRIM_EVERY) !== 0n) return;
+      // The event is stored; a failed trim (e.g. a concurrent one) only delays the cleanup,
+      // which the next trim of this scope does, and reads never see past the window anyway.
+      await trim(scope.tenant_id, scope.project_id).catch((err: unknown) =>
+        logger.warn({ err: (err as Error).message }, 'trimming ROI events failed; will retry on a later append'),
+      );
+    },
+
+    async list(scope, opts) {
+      const params: unknown[] = [scope.tenant_id, scope.project_id, ROI_EVENTS_KEPT];
+      let where = '';
+      if (opts.since !== undefined) {
+        params.push(opts.since);
+        where = `WHERE at >= $${params.length}`;
+      }
+      params.push(Math.max(0, Math.floor(opts.limit)));
+      const res = await db.query<{ at: Date; kind: RoiEvent['kind']; data: Omit<RoiEvent, 'at' | 'kind'> }>(
+        `SELECT at, kind, data FROM (
+           SELECT id, at, kind, data FROM roi_events WHERE tenant_id = $1 AND project_id = $2
+           ORDER BY id DESC LIMIT $3
+         ) newest ${where}
+         ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+        params,
+        'analytics.list',
+      );
+      return res.rows.map((r) => ({ ...r.data, at: iso(r.at), kind: r.kind }));
+    },
+  };
+}
+
+interface AuditRow {
+  at: Date;
+  kind: string;
+  tenant_id: string | null;
+  project_id: string | null;
+  actor: string | null;
+  request_id: string | null;
+  ip: string | null;
+  detail: Record<string, unknown>;
+}
+
+export function createAuditRepository(db: Db): AuditRepository {
+  return {
+    async append(e: AuditEvent) {
+      await db.query(
+        `INSERT INTO audit_log (at, kind, tenant_id, project_id, actor, request_id, ip, detail)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [e.at, e.kind, e.tenant_id, e.project_id, e.actor, e.request_id, e.ip, JSON.stringify(e.detail ?? {})],
+        'audit.append',
+      );
+    },
+
+    async list(filter) {
+      const params: unknown[] = [];
+      const parts: string[] = [];
+      if (filter.tenant_id !== undefined) {
+        params.push(filter.tenant_id);
+        parts.push(`tenant_id = $${params.length}`);
+      }
+      if (filter.kind !== undefined) {
+        params.push(filter.kind);
+        parts.push(`kind = $${params.length}`);
+      }
+      params.push(Math.max(0, Math.floor(filter.limit)));
+      const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+      const res = await db.query<AuditRow>(
+        `SELECT at, kind, tenant_id, project_id, actor, request_id, ip, detail FROM audit_log ${where}
+         ORDER BY id DESC LIMIT $${params.length}`,
+        params,
+        'audit.list',
+      );
+      return res.rows.map((r) => ({ ...r, at: iso(r.at) }));
+    },
+  };
+}
+
+const EMBEDDING_KEY = 'embedding';
+
+export function createMetaRepository(db: Db): MetaRepository {
+  return {
+    async getEmbeddingInfo() {
+      const res = await db.query<{ value: EmbeddingInfo }>('SELECT value FROM meta WHERE key = $1', [EMBEDDING_KEY], 'meta.get');
+      return res.rows[0]?.value ?? null;
+    },
+
+    async setEmbeddingInfo(info) {
+      await db.query(
+        `INSERT INTO meta (key, value, updated_at) VALUES ($1, $2, now())
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+        [EMBEDDING_KEY, JSON.stringify(info)],
+        'meta.set',
+      );
+    },
+  };
+}

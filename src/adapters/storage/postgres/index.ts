@@ -1,0 +1,84 @@
+import type { Config } from '../../../config.js';
+import { UnavailableError } from '../../../core/errors.js';
+import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
+import type { Storage } from '../../../ports/storage.js';
+import { assertSchemaCurrent } from '../../migrations/index.js';
+import { createPool, Db, describeUrl, isConnectionError } from './db.js';
+import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
+import { createPatternRepository } from './patterns.js';
+import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
+import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
+
+export interface PostgresStorageOptions {
+  instruments?: Instruments;
+  logger?: Logger;
+  /** Folder of migrations the schema must match (default: the package's migrations/). */
+  migrationsDir?: string;
+}
+
+/** pgvector 0.8 introduced iterative index scans, which filtered search relies on. */
+const MIN_PGVECTOR = [0, 8];
+
+/**
+ * PostgreSQL + pgvector storage. Connects, then refuses to start unless the schema is at this
+ * build's latest migration (the error names `service migrate up`) and pgvector is new enough.
+ * Later connection loss surfaces as UnavailableError (HTTP 503); the pool replaces broken
+ * connections, so service resumes by itself once the database is back.
+ */
+export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
+  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
+  const logger = opts.logger ?? silentLogger;
+  const pool = createPool(
+    {
+      connectionString: config.databaseUrl,
+      max: config.db.poolMax,
+      statementTimeoutMs: config.db.statementTimeoutMs,
+      connectTimeoutMs: config.db.connectTimeoutMs,
+    },
+    logger,
+  );
+  try {
+    await assertSchemaCurrent(pool, { dir: opts.migrationsDir });
+    await assertPgvector(pool);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (isConnectionError(err)) {
+      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+    }
+    throw err;
+  }
+
+  const db = new Db(pool, opts.instruments ?? noopInstruments);
+  let closed = false;
+  return {
+    kind: 'postgres',
+    patterns: createPatternRepository(db),
+    evals: createEvalRepository(db),
+    feedback: createFeedbackRepository(db),
+    skills: createSkillRepository(db),
+    metrics: createMetricsRepository(db),
+    analytics: createAnalyticsRepository(db, logger),
+    rollups: createRollupRepository(db),
+    projects: createProjectSettingsRepository(db),
+    audit: createAuditRepository(db),
+    meta: createMetaRepository(db),
+    async ping() {
+      await db.query('SELECT 1', [], 'ping');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+async function assertPgvector(pool: Db['pool']): Promise<void> {
+  const res = await pool.query<{ v: string | null }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+  const version = res.rows[0]?.v;
+  if (!version) throw new Error('the pgvector extension is not installed in this database: run `service migrate up`');
+  const [major, minor] = version.split('.').map(Number);
+  if (major < MIN_PGVECTOR[0] || (major === MIN_PGVECTOR[0] && minor < MIN_PGVECTOR[1])) {
+    throw new Error(`pgvector ${version} is too old: 0.8 or newer is needed for filtered vector search`);
+  }
+}

@@ -1,0 +1,222 @@
+import type { Config } from '../../../config.js';
+import { UnavailableError } from '../../../core/errors.js';
+import type { Role, Scope } from '../../../core/types.js';
+import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
+import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
+import { assertSchemaCurrent } from '../../migrations/index.js';
+import { createPool, Db, describeUrl, isConnectionError, type Queryer } from './db.js';
+import { createAuditRepository } from './global.js';
+import { iso } from './rows.js';
+
+const KEY_COLUMNS = 'id, tenant_id, project_id, name, role, prefix, max_patterns, expires_at, revoked_at, created_at, rotated_from';
+const PREFIXED_KEY_COLUMNS = KEY_COLUMNS.split(', ').map((c) => `k.${c}`).join(', ');
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  project_id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  max_patterns: number | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  rotated_from: string | null;
+}
+
+function rowToKey(r: KeyRow): ApiKeyRecord {
+  return {
+    key_id: r.id,
+    tenant_id: r.tenant_id,
+    project_id: r.project_id,
+    name: r.name,
+    role: r.role,
+    prefix: r.prefix,
+    max_patterns: r.max_patterns,
+    expires_at: iso(r.expires_at),
+    revoked_at: iso(r.revoked_at),
+    created_at: iso(r.created_at),
+    rotated_from: r.rotated_from,
+  };
+}
+
+// Key ids are UUIDs; anything else can never match, and PostgreSQL would reject it as a uuid.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function insertKey(q: Queryer, scope: Scope, key: NewApiKey, rotatedFrom: string | null = null): Promise<ApiKeyRecord> {
+  const res = await q.query<KeyRow>(
+    `INSERT INTO api_keys (id, tenant_id, project_id, name, key_hash, prefix, role, max_patterns, expires_at, created_at, rotated_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${KEY_COLUMNS}`,
+    [key.key_id, scope.tenant_id, scope.project_id, key.name, key.hash, key.prefix, key.role, key.max_patterns, key.expires_at, key.created_at, rotatedFrom],
+  );
+  return rowToKey(res.rows[0]);
+}
+
+async function ensureTenantAndProject(q: Queryer, tenantId: string, projectId: string): Promise<void> {
+  await q.query('INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING', [tenantId]);
+  await q.query('INSERT INTO projects (tenant_id, id, name) VALUES ($1, $2, $2) ON CONFLICT (tenant_id, id) DO NOTHING', [tenantId, projectId]);
+}
+
+/**
+ * The scope's key, row-locked until the transaction ends: concurrent revocations and
+ * rotations of one key serialise, and the second one sees the first one's result.
+ */
+async function selectForUpdate(q: Queryer, scope: Scope, keyId: string): Promise<KeyRow | null> {
+  const res = await q.query<KeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 AND id = $3 FOR UPDATE`,
+    [scope.tenant_id, scope.project_id, keyId],
+  );
+  return res.rows[0] ?? null;
+}
+
+export function createKeyRepository(db: Db): KeyRepository {
+  return {
+    async findByHash(hash) {
+      // One indexed lookup (api_keys.key_hash is UNIQUE) joined with the project's quota.
+      const res = await db.query<KeyRow & { key_hash: Buffer; project_max_patterns: number | null }>(
+        `SELECT ${PREFIXED_KEY_COLUMNS}, k.key_hash, p.max_patterns AS project_max_patterns
+         FROM api_keys k JOIN projects p ON p.tenant_id = k.tenant_id AND p.id = k.project_id
+         WHERE k.key_hash = $1`,
+        [hash],
+        'keys.find',
+      );
+      const row = res.rows[0];
+      if (!row) return null;
+      const credential: KeyCredential = { ...rowToKey(row), hash: row.key_hash, project_max_patterns: row.project_max_patterns };
+      return credential;
+    },
+
+    async create(scope, key) {
+      return db.tx('keys.create', async (q) => {
+        await q.query('INSERT INTO projects (tenant_id, id, name) VALUES ($1, $2, $2) ON CONFLICT (tenant_id, id) DO NOTHING', [scope.tenant_id, scope.project_id]);
+        return insertKey(q, scope, key);
+      });
+    },
+
+    async list(scope) {
+      const res = await db.query<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 ORDER BY created_at, id`,
+        [scope.tenant_id, scope.project_id],
+        'keys.list',
+      );
+      return res.rows.map(rowToKey);
+    },
+
+    async get(scope, keyId) {
+      if (!UUID.test(keyId)) return null;
+      const res = await db.query<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
+        [scope.tenant_id, scope.project_id, keyId],
+        'keys.get',
+      );
+      return res.rows[0] ? rowToKey(res.rows[0]) : null;
+    },
+
+    async revoke(scope, keyId, at) {
+      if (!UUID.test(keyId)) return null;
+      return db.tx('keys.revoke', async (q) => {
+        const found = await selectForUpdate(q, scope, keyId);
+        if (!found) return null;
+        // Revoking twice keeps the first revocation time.
+        if (found.revoked_at !== null) return { key: rowToKey(found), changed: false };
+        const res = await q.query<KeyRow>(`UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, at]);
+        return { key: rowToKey(res.rows[0]), changed: true };
+      });
+    },
+
+    async rotate(scope, keyId, replacement) {
+      if (!UUID.test(keyId)) return null;
+      return db.tx('keys.rotate', async (q) => {
+        const old = await selectForUpdate(q, scope, keyId);
+        if (!old) return null;
+        if (old.revoked_at !== null) return 'conflict' as const;
+        const revokedRes = await q.query<KeyRow>(
+          `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+          [keyId, replacement.created_at],
+        );
+        const created = await insertKey(
+          q,
+          scope,
+          { ...replacement, name: old.name, role: old.role, max_patterns: old.max_patterns, expires_at: iso(old.expires_at) },
+          keyId,
+        );
+        return { revoked: rowToKey(revokedRes.rows[0]), created };
+      });
+    },
+  };
+}
+
+export function createTenantRepository(db: Db): TenantRepository {
+  return {
+    async bootstrap(input: ProvisionInput) {
+      return db.tx('keys.bootstrap', async (q) => {
+        // SHARE ROW EXCLUSIVE conflicts with itself and with every INSERT into api_keys, so
+        // concurrent bootstraps (from any number of server processes) run one after another,
+        // and under READ COMMITTED the check below sees whatever the previous one committed.
+        await q.query('LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE');
+        const taken = await q.query<{ taken: boolean }>('SELECT EXISTS (SELECT 1 FROM api_keys) AS taken');
+        if (taken.rows[0].taken) return null;
+        await ensureTenantAndProject(q, input.tenant_id, input.project_id);
+        return insertKey(q, input, input.key);
+      });
+    },
+
+    async provision(input: ProvisionInput) {
+      return db.tx('keys.provision', async (q) => {
+        await ensureTenantAndProject(q, input.tenant_id, input.project_id);
+        return insertKey(q, input, input.key);
+      });
+    },
+
+    async anyKeyExists() {
+      const res = await db.query<{ taken: boolean }>('SELECT EXISTS (SELECT 1 FROM api_keys) AS taken', [], 'keys.exists');
+      return res.rows[0].taken;
+    },
+  };
+}
+
+export interface PostgresKeyStoreOptions {
+  instruments?: Instruments;
+  logger?: Logger;
+  /** Folder of migrations the schema must match (default: the package's migrations/). */
+  migrationsDir?: string;
+}
+
+/**
+ * The key store of DB auth mode on its own small pool (the pattern storage may even be JSON).
+ * Refuses to start unless the schema is current, like the pattern storage.
+ */
+export async function createPostgresKeyStore(config: Config, opts: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
+  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for DB auth mode (API keys live in PostgreSQL)');
+  const pool = createPool(
+    {
+      connectionString: config.databaseUrl,
+      max: config.db.poolMax,
+      statementTimeoutMs: config.db.statementTimeoutMs,
+      connectTimeoutMs: config.db.connectTimeoutMs,
+    },
+    opts.logger ?? silentLogger,
+  );
+  try {
+    await assertSchemaCurrent(pool, { dir: opts.migrationsDir });
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (isConnectionError(err)) {
+      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+    }
+    throw err;
+  }
+  const db = new Db(pool, opts.instruments ?? noopInstruments);
+  let closed = false;
+  return {
+    keys: createKeyRepository(db),
+    tenants: createTenantRepository(db),
+    audit: createAuditRepository(db),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

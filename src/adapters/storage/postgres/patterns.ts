@@ -1,0 +1,161 @@
+import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternRepository } from '../../../ports/storage.js';
+import type { Db, Queryer } from './db.js';
+import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
+import { buildSearchStatement, distanceToSimilarity } from './search.js';
+
+const PAGE_SIZE = 500;
+
+// Placeholders $4..$18 for the 15 record fields after (tenant_id, project_id, id).
+const VALUE_SLOTS = Array.from({ length: 15 }, (_, i) => `$${i + 4}`).join(', ');
+const UPDATABLE = PATTERN_COLUMNS.split(', ').slice(1);
+
+/** Removes everything hanging off a pattern (eval observations and skill tags). */
+async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promise<void> {
+  const params = [scope.tenant_id, scope.project_id, ids];
+  await q.query('DELETE FROM eval_observations WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
+  await q.query('DELETE FROM pattern_skills WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
+}
+
+export function createPatternRepository(db: Db): PatternRepository {
+  return {
+    async insert(scope, pattern, vector) {
+      const embedding = vectorParam(vector);
+      await db.query(
+        `INSERT INTO patterns (tenant_id, project_id, id, ${UPDATABLE.join(', ')}, dim, embedding)
+         VALUES ($1, $2, $3, ${VALUE_SLOTS}, $19, $20::vector)`,
+        [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern), vector.length, embedding],
+        'patterns.insert',
+      );
+    },
+
+    async get(scope, id) {
+      const res = await db.query<PatternRow>(
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
+        [scope.tenant_id, scope.project_id, id],
+        'patterns.get',
+      );
+      return res.rows.length ? rowToPattern(res.rows[0]) : null;
+    },
+
+    async getMany(scope, ids) {
+      if (ids.length === 0) return [];
+      const res = await db.query<PatternRow>(
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
+        [scope.tenant_id, scope.project_id, [...new Set(ids)]],
+        'patterns.getMany',
+      );
+      return res.rows.map(rowToPattern);
+    },
+
+    async update(scope, pattern, vector) {
+      const sets = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
+      const params: unknown[] = [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern)];
+      if (vector) {
+        params.push(vector.length, vectorParam(vector));
+        sets.push(`dim = $${params.length - 1}`, `embedding = $${params.length}::vector`);
+      }
+      const res = await db.query(
+        `UPDATE patterns SET ${sets.join(', ')} WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
+        params,
+        'patterns.update',
+      );
+      return (res.rowCount ?? 0) > 0;
+    },
+
+    async delete(scope, id) {
+      return db.tx('patterns.delete', async (q) => {
+        const res = await q.query('DELETE FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = $3', [
+          scope.tenant_id, scope.project_id, id,
+        ]);
+        if ((res.rowCount ?? 0) === 0) return false;
+        await deleteDependents(q, scope, [id]);
+        return true;
+      });
+    },
+
+    async count(scope) {
+      const res = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM patterns WHERE tenant_id = $1 AND project_id = $2',
+        [scope.tenant_id, scope.project_id],
+        'patterns.count',
+      );
+      return res.rows[0].n;
+    },
+
+    async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
+      if (k <= 0) return [];
+      const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter);
+      const res = await db.tx('patterns.search', (q) => q.query<PatternRow & { distance: number }>(stmt.sql, stmt.params), stmt.setup);
+      return res.rows.map(({ distance, ...row }) => ({ pattern: rowToPattern(row), similarity: distanceToSimilarity(distance) }));
+    },
+
+    iterate(scope, filter) {
+      return iteratePatterns(db, scope, filter);
+    },
+
+    async recordReuse(scope, ids, delta, at) {
+      if (ids.length === 0) return;
+      await db.query(
+        `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + $4), updated_at = $5
+         WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
+        [scope.tenant_id, scope.project_id, [...new Set(ids)], delta, at],
+        'patterns.recordReuse',
+      );
+    },
+
+    async setVector(scope, id, vector) {
+      await db.query(
+        'UPDATE patterns SET dim = $4, embedding = $5::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3',
+        [scope.tenant_id, scope.project_id, id, vector.length, vectorParam(vector)],
+        'patterns.setVector',
+      );
+    },
+
+    async vectors(scope, ids) {
+      const out = new Map<string, Float32Array>();
+      if (ids.length === 0) return out;
+      const res = await db.query<{ id: string; embedding: string }>(
+        'SELECT id, embedding::text AS embedding FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])',
+        [scope.tenant_id, scope.project_id, [...new Set(ids)]],
+        'patterns.vectors',
+      );
+      for (const r of res.rows) out.set(r.id, parseVector(r.embedding));
+      return out;
+    },
+
+    async listScopes() {
+      const res = await db.query<Scope>(
+        'SELECT DISTINCT tenant_id, project_id FROM patterns ORDER BY tenant_id, project_id',
+        [],
+        'patterns.listScopes',
+      );
+      return res.rows.map((r) => ({ tenant_id: r.tenant_id, project_id: r.project_id }));
+    },
+  };
+}
+
+/**
+ * Keyset pagination by id: each page is its own short query, so a slow consumer holds no
+ * connection or snapshot open, and rows inserted meanwhile with higher ids are still seen.
+ */
+async function* iteratePatterns(db: Db, scope: Scope, filter?: PatternFilter): AsyncGenerator<PatternRecord> {
+  let after: string | null = null;
+  for (;;) {
+    const params: unknown[] = [];
+    let where = scopeWhere(scope, filter, params);
+    if (after !== null) {
+      params.push(after);
+      where += ` AND id > $${params.length}`;
+    }
+    params.push(PAGE_SIZE);
+    const res = await db.query<PatternRow>(
+      `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE ${where} ORDER BY id LIMIT $${params.length}`,
+      params,
+      'patterns.iterate',
+    );
+    for (const row of res.rows) yield rowToPattern(row);
+    if (res.rows.length < PAGE_SIZE) return;
+    after = res.rows[res.rows.length - 1].id;
+  }
+}

@@ -1,0 +1,96 @@
+import pgvector from 'pgvector';
+import type { Classification, PatternFilter, PatternRecord, Scope, Source } from '../../../core/types.js';
+
+/** Pattern columns in record order (never the embedding: it is for search only). */
+export const PATTERN_COLUMNS =
+  'id, task, code, output, eval_score, success_score, reuse_count, run_id, classification, source, ' +
+  'author, expires_at, redacted, created_at, updated_at, last_aged_at';
+
+export interface PatternRow {
+  id: string;
+  task: string;
+  code: string;
+  output: string | null;
+  eval_score: number;
+  success_score: number;
+  reuse_count: number;
+  run_id: string | null;
+  classification: string;
+  source: string;
+  author: string | null;
+  expires_at: Date | null;
+  redacted: boolean;
+  created_at: Date;
+  updated_at: Date;
+  last_aged_at: Date | null;
+}
+
+export function iso(d: Date): string;
+export function iso(d: Date | null): string | null;
+export function iso(d: Date | null): string | null {
+  return d === null ? null : d.toISOString();
+}
+
+export function rowToPattern(r: PatternRow): PatternRecord {
+  return {
+    id: r.id,
+    task: r.task,
+    code: r.code,
+    output: r.output,
+    eval_score: r.eval_score,
+    success_score: r.success_score,
+    reuse_count: r.reuse_count,
+    run_id: r.run_id,
+    classification: r.classification as Classification,
+    source: r.source as Source,
+    author: r.author,
+    expires_at: iso(r.expires_at),
+    redacted: r.redacted,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    last_aged_at: iso(r.last_aged_at),
+  };
+}
+
+/** The record's values in PATTERN_COLUMNS order (after id). */
+export function patternValues(p: PatternRecord): unknown[] {
+  return [
+    p.task, p.code, p.output, p.eval_score, p.success_score, p.reuse_count, p.run_id, p.classification,
+    p.source, p.author, p.expires_at, p.redacted, p.created_at, p.updated_at, p.last_aged_at,
+  ];
+}
+
+/** pgvector's text form; rejects NaN/Infinity, which PostgreSQL would refuse less clearly. */
+export function vectorParam(v: Float32Array): string {
+  if (v.length === 0) throw new Error('cannot store an empty vector');
+  for (const x of v) if (!Number.isFinite(x)) throw new Error('vector contains a non-finite value');
+  return pgvector.toSql(Array.from(v)) as string;
+}
+
+/** pgvector's text form back into floats. */
+export function parseVector(text: string): Float32Array {
+  const body = text.trim().slice(1, -1);
+  return body === '' ? new Float32Array(0) : Float32Array.from(body.split(','), Number);
+}
+
+/**
+ * Appends the scope and filter predicates to `params` and returns the WHERE body. Filters are
+ * part of the same statement as the search or listing, so they restrict it, never its result.
+ */
+export function scopeWhere(scope: Scope, filter: PatternFilter | undefined, params: unknown[]): string {
+  params.push(scope.tenant_id, scope.project_id);
+  const parts = [`tenant_id = $${params.length - 1}`, `project_id = $${params.length}`];
+  if (filter?.classification !== undefined) {
+    params.push(filter.classification);
+    parts.push(`classification = $${params.length}`);
+  }
+  if (filter?.source !== undefined) {
+    params.push(filter.source);
+    parts.push(`source = $${params.length}`);
+  }
+  if (filter?.min_score !== undefined) {
+    params.push(filter.min_score);
+    parts.push(`success_score >= $${params.length}`);
+  }
+  return parts.join(' AND ');
+}

@@ -1,0 +1,86 @@
+/**
+ * `service migrate …` through the real command tree (main() in-process with in-memory
+ * streams; the config comes from process.env, as in the binary).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../commands/main.js';
+import { fakeIo } from '../support/fake-io.js';
+import { adminQuery, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
+
+const hasPg = await requirePostgres('migrate command');
+
+async function cli(args: string[], opts: { tty?: boolean } = {}) {
+  const { io, stdout, stderr } = fakeIo({ stdoutTTY: opts.tty ?? false, env: { noColor: true } });
+  const code = await main(['node', 'service', ...args], io);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+describe.skipIf(!hasPg)('service migrate', () => {
+  let db: TestDatabase;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('migrate_cmd');
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  function useDatabase(url: string | undefined): void {
+    for (const k of Object.keys(process.env)) if (k.startsWith('SERVICE_')) delete process.env[k];
+    if (url !== undefined) process.env.SERVICE_DATABASE_URL = url;
+  }
+
+  it('status, up, up again, down: prints what it did', async () => {
+    useDatabase(db.url);
+    const before = await cli(['migrate', 'status']);
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ current: null, pending: ['0001_init'] });
+
+    const up = await cli(['migrate', 'up'], { tty: true });
+    expect(up).toMatchObject({ code: 0, stderr: '' });
+    expect(up.stdout).toBe('applying 0001_init\napplied 1 migration: database is at 0001_init\n');
+
+    const again = await cli(['migrate', 'up'], { tty: true });
+    expect(again.stdout).toBe('nothing to apply: database is at 0001_init\n');
+
+    const status = await cli(['migrate', 'status'], { tty: true });
+    expect(status.stdout).toMatch(/0001_init\s+applied\s+\d{4}-\d\d-\d\dT/);
+    expect(status.stdout).toMatch(/up to date at 0001_init/);
+
+    const down = await cli(['migrate', 'down', '--json']);
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.stdout)).toEqual({ direction: 'down', reverted: ['0001_init'], current: null, pending: ['0001_init'] });
+    const tables = await adminQuery("SELECT to_regclass('patterns')::text AS t", [], db.url);
+    expect(tables.rows[0].t).toBeNull();
+
+    const upJson = await cli(['migrate', 'up', '--to', '0001_init']);
+    expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: [] });
+  });
+
+  it('an unknown revision is a usage error (exit 2)', async () => {
+    useDatabase(db.url);
+    const res = await cli(['migrate', 'down', '--to', '0042']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/unknown revision "0042"/);
+  });
+
+  it('needs SERVICE_DATABASE_URL (exit 2)', async () => {
+    useDatabase(undefined);
+    const res = await cli(['migrate', 'up']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/SERVICE_DATABASE_URL: required for `service migrate`/);
+  });
+
+  it('fails with exit 1 and names the server when it cannot connect', async () => {
+    useDatabase('postgres://postgres:secret-pw@127.0.0.1:1/nowhere');
+    process.env.SERVICE_DB_CONNECT_TIMEOUT_MS = '2000';
+    const res = await cli(['migrate', 'status']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/cannot connect to PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
+    expect(res.stderr).not.toContain('secret-pw');
+  });
+});

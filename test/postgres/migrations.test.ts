@@ -1,0 +1,157 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  defaultMigrationsDir, migrateDown, migrateUp, migrationStatus,
+} from '../../src/adapters/migrations/index.js';
+import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
+
+const hasPg = await requirePostgres('migrations');
+
+const EXPECTED_TABLES = [
+  'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
+  'metrics_counters', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects', 'roi_events',
+  'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
+];
+
+/** Tables, columns and indexes of the public schema: equal fingerprints mean equal schemas. */
+async function fingerprint(pool: pg.Pool): Promise<string[]> {
+  const cols = await pool.query<{ f: string }>(
+    `SELECT table_name || '.' || column_name || ':' || data_type || ':' || is_nullable AS f
+     FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1`,
+  );
+  const idx = await pool.query<{ f: string }>(
+    "SELECT indexdef AS f FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1",
+  );
+  return [...cols.rows.map((r) => r.f), ...idx.rows.map((r) => r.f)];
+}
+
+async function tables(pool: pg.Pool): Promise<string[]> {
+  const res = await pool.query<{ t: string }>(
+    "SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+  );
+  return res.rows.map((r) => r.t);
+}
+
+describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('migrations');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    pool = new pg.Pool({ connectionString: db.url, max: 3 });
+    // Every test starts from an empty schema.
+    await pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE EXTENSION IF NOT EXISTS vector');
+  });
+  afterEach(async () => {
+    await pool.end();
+  });
+
+  it('migrates an empty database to the latest revision', async () => {
+    const before = await migrationStatus(pool);
+    expect(before.current).toBeNull();
+    expect(before.pending).toEqual(['0001_init']);
+
+    const steps: string[] = [];
+    const applied = await migrateUp(pool, { onStep: (dir, label) => steps.push(`${dir} ${label}`) });
+    expect(applied).toEqual(['0001_init']);
+    expect(steps).toEqual(['up 0001_init']);
+    expect(await tables(pool)).toEqual(EXPECTED_TABLES);
+
+    const after = await migrationStatus(pool);
+    expect(after.current).toBe('0001_init');
+    expect(after.latest).toBe('0001_init');
+    expect(after.pending).toEqual([]);
+    expect(after.migrations[0].applied_at).not.toBeNull();
+  });
+
+  it('re-running up is a no-op', async () => {
+    await migrateUp(pool);
+    const first = await pool.query('SELECT version, applied_at FROM schema_migrations');
+    const schema = await fingerprint(pool);
+
+    expect(await migrateUp(pool)).toEqual([]);
+    expect((await pool.query('SELECT version, applied_at FROM schema_migrations')).rows).toEqual(first.rows);
+    expect(await fingerprint(pool)).toEqual(schema);
+  });
+
+  it('down then up round-trips to the same schema', async () => {
+    await migrateUp(pool);
+    const schema = await fingerprint(pool);
+
+    expect(await migrateDown(pool)).toEqual(['0001_init']);
+    expect(await tables(pool)).toEqual(['schema_migrations']);
+    expect((await migrationStatus(pool)).pending).toEqual(['0001_init']);
+    expect(await migrateDown(pool)).toEqual([]);
+
+    expect(await migrateUp(pool)).toEqual(['0001_init']);
+    expect(await fingerprint(pool)).toEqual(schema);
+
+    expect(await migrateDown(pool, { to: '0' })).toEqual(['0001_init']);
+    expect(await migrateUp(pool, { to: '0001_init' })).toEqual(['0001_init']);
+    expect(await fingerprint(pool)).toEqual(schema);
+  });
+
+  it('two concurrent runs both succeed and apply each migration once', async () => {
+    const other = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      const [a, b] = await Promise.all([migrateUp(pool), migrateUp(other)]);
+      expect([...a, ...b]).toEqual(['0001_init']);
+      const rows = await pool.query('SELECT version FROM schema_migrations');
+      expect(rows.rows).toEqual([{ version: 1 }]);
+      expect(await tables(pool)).toEqual(EXPECTED_TABLES);
+    } finally {
+      await other.end();
+    }
+  });
+
+  describe('with a second revision', () => {
+    let dir: string;
+    beforeEach(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'svc-migrations-'));
+      await cp(defaultMigrationsDir(), dir, { recursive: true });
+    });
+    afterEach(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('a failing migration rolls back and leaves the previous revision applied', async () => {
+      await writeFile(join(dir, '0002_broken.up.sql'), 'CREATE TABLE half_done (x int);\nSELECT 1 / 0;\n');
+      await writeFile(join(dir, '0002_broken.down.sql'), 'DROP TABLE half_done;\n');
+
+      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0002_broken \(up\) failed: division by zero/);
+      const status = await migrationStatus(pool, { dir });
+      expect(status.current).toBe('0001_init');
+      expect(status.pending).toEqual(['0002_broken']);
+      expect(await tables(pool)).not.toContain('half_done');
+    });
+
+    it('steps down one revision at a time or to a named one', async () => {
+      await writeFile(join(dir, '0002_extra.up.sql'), 'CREATE TABLE extra (x int);\n');
+      await writeFile(join(dir, '0002_extra.down.sql'), 'DROP TABLE extra;\n');
+      expect(await migrateUp(pool, { dir, to: '0001' })).toEqual(['0001_init']);
+      expect(await migrateUp(pool, { dir })).toEqual(['0002_extra']);
+
+      expect(await migrateDown(pool, { dir })).toEqual(['0002_extra']);
+      expect((await migrationStatus(pool, { dir })).current).toBe('0001_init');
+      await migrateUp(pool, { dir });
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0002_extra']);
+      expect(await tables(pool)).not.toContain('extra');
+      expect(await tables(pool)).toContain('patterns');
+    });
+
+    it('rejects unknown revisions and unpaired files', async () => {
+      await expect(migrateDown(pool, { dir, to: '0009' })).rejects.toThrow(/unknown revision "0009"/);
+      await expect(migrateUp(pool, { dir, to: '0001_wrong' })).rejects.toThrow(/unknown revision/);
+      await writeFile(join(dir, '0003_lonely.up.sql'), 'SELECT 1;\n');
+      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0003_lonely needs both/);
+    });
+  });
+});
