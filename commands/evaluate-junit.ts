@@ -1,0 +1,76 @@
+import type { EvaluateResponse } from '../src/client/llm.js';
+
+/**
+ * JUnit XML for `service evaluate --junit FILE`: one <testcase> per evaluated case, a
+ * <failure> when a gate (--min-score, --fail-on-*) fails, an <error> when the case could not
+ * be evaluated at all. CI systems (GitHub Actions, GitLab, Jenkins) render this format.
+ */
+
+export interface CaseOutcome {
+  name: string;
+  seconds: number;
+  result: EvaluateResponse | null;
+  /** Why the case fails its gates (empty = passed). */
+  gateFailures: string[];
+  /** Set when the case could not be evaluated. */
+  error: { kind: string; message: string } | null;
+}
+
+// XML 1.0 allows tab, LF, CR and everything from U+0020 up except the surrogates and U+FFFE/F.
+// eslint-disable-next-line no-control-regex
+const INVALID_XML = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function xmlEscape(text: string): string {
+  return text
+    .replace(INVALID_XML, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+const attr = (name: string, value: string | number) => `${name}="${xmlEscape(String(value))}"`;
+const secs = (s: number) => s.toFixed(3);
+
+function details(result: EvaluateResponse): string {
+  const lines = [
+    `median_score: ${result.median_score}`,
+    `variance: ${result.variance}`,
+    `high_variance: ${result.high_variance}`,
+    `adversarial_detected: ${result.adversarial_detected}`,
+    ...result.scores.map((s, i) => `evaluator ${i + 1}: overall ${s.overall} - ${s.feedback}`),
+  ];
+  if (result.feedback) lines.push('', 'feedback:', result.feedback);
+  return lines.join('\n');
+}
+
+function testcase(outcome: CaseOutcome): string {
+  const open = `    <testcase ${attr('name', outcome.name)} ${attr('classname', 'service.evaluate')} ${attr('time', secs(outcome.seconds))}`;
+  const body: string[] = [];
+  if (outcome.error) {
+    body.push(`      <error ${attr('message', outcome.error.message)} ${attr('type', outcome.error.kind)}>${xmlEscape(outcome.error.message)}</error>`);
+  } else if (outcome.gateFailures.length > 0) {
+    const message = outcome.gateFailures.join('; ');
+    const text = outcome.result ? `${message}\n\n${details(outcome.result)}` : message;
+    body.push(`      <failure ${attr('message', message)} ${attr('type', 'quality-gate')}>${xmlEscape(text)}</failure>`);
+  }
+  if (outcome.result) body.push(`      <system-out>${xmlEscape(details(outcome.result))}</system-out>`);
+  return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`;
+}
+
+export function junitXml(outcomes: CaseOutcome[], timestamp: Date): string {
+  const failures = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
+  const errors = outcomes.filter((o) => o.error).length;
+  const time = secs(outcomes.reduce((sum, o) => sum + o.seconds, 0));
+  const counts = `${attr('tests', outcomes.length)} ${attr('failures', failures)} ${attr('errors', errors)}`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites ${attr('name', 'service evaluate')} ${counts} ${attr('time', time)}>`,
+    `  <testsuite ${attr('name', 'service evaluate')} ${counts} ${attr('skipped', 0)} ${attr('time', time)} ${attr('timestamp', timestamp.toISOString().replace(/\.\d+Z$/, ''))}>`,
+    ...outcomes.map(testcase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,239 @@
+import type { Command } from 'commander';
+import ora from 'ora';
+import { ApiError } from '../src/client/index.js';
+import { LlmClient, type EvaluateRequest, type EvaluateResponse } from '../src/client/llm.js';
+import { junitXml, type CaseOutcome } from './evaluate-junit.js';
+import { action, ioOf, type Io } from './shared/context.js';
+import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
+import { writeFileAtomic } from './shared/files.js';
+import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './shared/input.js';
+import { addClientOptions, finiteNumber, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
+import { printError, snippet, table, type Output } from './shared/output.js';
+
+interface EvaluateOptions extends ClientOptionValues {
+  task?: string;
+  code?: string;
+  output?: string;
+  numEvals?: number;
+  patternKey?: string;
+  minScore?: number;
+  failOnAdversarial?: boolean;
+  failOnHighVariance?: boolean;
+  junit?: string;
+  batch?: string;
+  concurrency: number;
+}
+
+interface EvalCase {
+  name: string;
+  request: EvaluateRequest;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('evaluate')
+    .description('score code with several independent LLM evaluators; a CI quality gate with --min-score')
+    .option('--task <text>', 'what the code should do: literal text, - for stdin, @file')
+    .option('--code <text>', 'the code to evaluate: literal text, - for stdin, @file (required without --batch)')
+    .option('--output <text>', "the program's output: literal text, - for stdin, @file")
+    .option('--num-evals <n>', 'independent evaluators, 1 to 10 (server default 3)', integerIn(1, 10))
+    .option('--pattern-key <key>', 'record the median as an eval observation of this stored pattern')
+    .option('--min-score <score>', 'exit 100 when the median score is below this', finiteNumber)
+    .option('--fail-on-adversarial', 'exit 100 when hard-coded or faked output is detected')
+    .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
+    .option('--junit <file>', 'write a JUnit XML report (one testcase per case)')
+    .option('--batch <file>', 'evaluate every line of a JSONL file ({task, code, output?, name?}); - for stdin')
+    .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+  addClientOptions(cmd);
+
+  cmd.action(action(async (opts: EvaluateOptions, command: Command) => {
+    const io = ioOf(command);
+    const cases = opts.batch !== undefined ? await batchCases(opts, io) : [await singleCase(opts, io)];
+    return withClient(opts, command, async (client, out) => {
+      const api = new LlmClient(client);
+      const outcomes = opts.batch !== undefined
+        ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(api, c, opts))
+        : [await out.withSpinner('evaluating…', () => evaluateCase(api, cases[0], opts))];
+      if (opts.junit) await writeFileAtomic(opts.junit, junitXml(outcomes, new Date()));
+      return opts.batch !== undefined ? reportBatch(io, out, outcomes) : reportSingle(io, out, outcomes[0], opts);
+    });
+  }));
+}
+
+async function singleCase(opts: EvaluateOptions, io: Io): Promise<EvalCase> {
+  if (opts.code === undefined) throw new UsageError('--code is required (or use --batch FILE)');
+  assertSingleStdin({ '--task': opts.task, '--code': opts.code, '--output': opts.output });
+  const task = opts.task === undefined ? undefined : await readTextArg(opts.task, io.stdin, '--task');
+  const code = await readTextArg(opts.code, io.stdin, '--code');
+  const output = opts.output === undefined ? undefined : await readTextArg(opts.output, io.stdin, '--output');
+  return {
+    name: task ? snippet(task, 80) : 'evaluate',
+    request: { task, code, output, num_evals: opts.numEvals, pattern_key: opts.patternKey },
+  };
+}
+
+const BATCH_KEYS = new Set(['task', 'code', 'output', 'name', 'pattern_key']);
+
+async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
+  for (const flag of ['task', 'code', 'output', 'patternKey'] as const) {
+    if (opts[flag] !== undefined) throw new UsageError('--batch takes task, code and output from the file; drop --task/--code/--output/--pattern-key');
+  }
+  const file = opts.batch!;
+  const text = file === '-' ? await readStdin(io.stdin) : await readTextFile(file, '--batch');
+  const cases: EvalCase[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `--batch line ${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new UsageError(`${where}: not valid JSON`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where}: expected a JSON object`);
+    const row = value as Record<string, unknown>;
+    const unknown = Object.keys(row).filter((k) => !BATCH_KEYS.has(k));
+    if (unknown.length > 0) throw new UsageError(`${where}: unknown field ${unknown.join(', ')} (allowed: ${[...BATCH_KEYS].join(', ')})`);
+    if (typeof row.code !== 'string' || row.code.trim() === '') throw new UsageError(`${where}: "code" must be a non-empty string`);
+    for (const key of ['task', 'output', 'name', 'pattern_key']) {
+      if (row[key] !== undefined && typeof row[key] !== 'string') throw new UsageError(`${where}: "${key}" must be a string`);
+    }
+    const task = row.task as string | undefined;
+    cases.push({
+      name: (row.name as string | undefined) ?? (task ? `line ${index + 1}: ${snippet(task, 60)}` : `line ${index + 1}`),
+      request: { task, code: row.code, output: row.output as string | undefined, num_evals: opts.numEvals, pattern_key: row.pattern_key as string | undefined },
+    });
+  });
+  if (cases.length === 0) throw new UsageError(`--batch file "${file}" has no cases`);
+  return cases;
+}
+
+/** The gates a result fails (empty: it passes). */
+export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOptions, 'minScore' | 'failOnAdversarial' | 'failOnHighVariance'>): string[] {
+  const reasons: string[] = [];
+  if (opts.minScore !== undefined && result.median_score < opts.minScore) {
+    reasons.push(`median score ${result.median_score} is below --min-score ${opts.minScore}`);
+  }
+  if (opts.failOnAdversarial && result.adversarial_detected) reasons.push('hard-coded or faked output detected');
+  if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${round(result.variance)} > 1.5)`);
+  return reasons;
+}
+
+async function evaluateCase(api: LlmClient, c: EvalCase, opts: EvaluateOptions): Promise<CaseOutcome & { cause?: unknown }> {
+  const started = performance.now();
+  try {
+    const result = await api.evaluate(c.request);
+    return { name: c.name, seconds: (performance.now() - started) / 1000, result, gateFailures: gateFailures(result, opts), error: null };
+  } catch (err) {
+    const kind = err instanceof ApiError ? `http-${err.status}` : err instanceof Error ? err.name : 'error';
+    const message = err instanceof ApiError ? err.detail : err instanceof Error ? err.message : String(err);
+    return { name: c.name, seconds: (performance.now() - started) / 1000, result: null, gateFailures: [], error: { kind, message }, cause: err };
+  }
+}
+
+/**
+ * A progress line on a terminal's stderr: an ora spinner, or a rewritten plain line when the
+ * terminal reports zero columns (a pty without a size, where ora's line math never ends).
+ */
+function progressDisplay(io: Io, out: Output, text: string): { update(text: string): void; stop(): void } {
+  if (io.stderr.isTTY !== true || io.env.ci) return { update() {}, stop() {} };
+  if (io.stderr.columns === 0) {
+    out.progress(text);
+    return { update: (next) => out.progress(next), stop: () => out.progressDone() };
+  }
+  // Started with its first text, so even a batch faster than one spinner frame shows progress.
+  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
+  return { update: (next) => { spinner.text = next; }, stop: () => spinner.stop() };
+}
+
+/** Runs the cases with at most `limit` in flight, drawing a progress bar on a terminal. */
+async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalCase[], limit: number, run: (c: EvalCase) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(cases.length);
+  let done = 0;
+  const bar = () => {
+    const width = 20;
+    const filled = Math.round((done / cases.length) * width);
+    return `evaluating [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${cases.length}`;
+  };
+  const progress = progressDisplay(io, out, bar());
+  const draw = () => progress.update(bar());
+  let next = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const index = next++;
+      results[index] = await run(cases[index]);
+      done++;
+      draw();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, cases.length) }, worker));
+  } finally {
+    progress.stop();
+  }
+  return results;
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions): number {
+  if (outcome.error) {
+    printError(io, outcome.cause ?? new Error(outcome.error.message));
+    return exitCodeFor(outcome.cause);
+  }
+  const result = outcome.result!;
+  out.result(result, () => renderResult(out, result, outcome.gateFailures, opts));
+  if (outcome.gateFailures.length > 0 && out.json) io.stderr.write(`gate failed: ${outcome.gateFailures.join('; ')}\n`);
+  return outcome.gateFailures.length > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
+}
+
+function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts: EvaluateOptions): string {
+  const c = out.color;
+  const flags = [
+    r.adversarial_detected ? c.red('adversarial output detected') : 'no adversarial output',
+    r.high_variance ? c.yellow('high variance') : 'evaluators agree',
+  ];
+  const rows = r.scores.map((s, i) => [
+    String(i + 1), String(s.overall), String(s.task_alignment), String(s.code_quality), String(s.workspace_usage), String(s.robustness), snippet(s.feedback, 60),
+  ]);
+  const lines = [
+    `${c.bold('median score')} ${r.median_score}  (variance ${round(r.variance)}; ${flags.join('; ')})`,
+    table(['#', 'overall', 'task', 'quality', 'workspace', 'robustness', 'feedback'], rows, c),
+  ];
+  if (r.failed_evaluators > 0) lines.push(c.yellow(`${r.failed_evaluators} evaluator(s) failed; the others were aggregated`));
+  if (r.feedback) lines.push('', c.bold('feedback'), ...r.feedback.split('\n').map((f) => `  - ${f}`));
+  const gated = opts.minScore !== undefined || opts.failOnAdversarial || opts.failOnHighVariance;
+  if (failures.length > 0) lines.push('', c.red(`gate failed: ${failures.join('; ')}`));
+  else if (gated) lines.push('', c.green('gate passed'));
+  return lines.join('\n');
+}
+
+function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unknown })[]): number {
+  const passed = outcomes.filter((o) => !o.error && o.gateFailures.length === 0).length;
+  const gated = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
+  const errored = outcomes.filter((o) => o.error);
+  const firstError = errored[0];
+  const exitCode = firstError ? exitCodeFor(firstError.cause) : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
+  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode };
+  const json = {
+    cases: outcomes.map((o) => ({ name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error })),
+    summary,
+  };
+  out.result(json, () => {
+    const c = out.color;
+    const rows = outcomes.map((o) => [
+      o.name,
+      o.result ? String(o.result.median_score) : '-',
+      o.result ? String(round(o.result.variance)) : '-',
+      o.result ? (o.result.adversarial_detected ? 'yes' : 'no') : '-',
+      o.error ? c.red(`error: ${snippet(o.error.message, 50)}`) : o.gateFailures.length > 0 ? c.red(`fail: ${snippet(o.gateFailures.join('; '), 50)}`) : c.green('pass'),
+    ]);
+    return [
+      table(['case', 'median', 'variance', 'adversarial', 'status'], rows, c),
+      '',
+      `${outcomes.length} cases: ${passed} passed, ${gated} failed the gate, ${errored.length} errors`,
+    ].join('\n');
+  });
+  for (const o of errored) io.stderr.write(`error: ${o.name}: ${o.error!.message}\n`);
+  return exitCode;
+}
