@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Benchmark options from argv (no environment: the run is fully described by its flags). */
+export interface BenchOptions {
+  sizes: number[];
+  storage: string;
+  /** Recall queries per size (each is timed uncached, then again cached). */
+  queries: number;
+  /** Sizes above this are filled by direct storage inserts instead of the learn service. */
+  learnFillLimit: number;
+  /** Learns timed through the service on top of a directly filled store. */
+  learnSample: number;
+  /** Offline embedding model folder. */
+  modelPath: string;
+  seed: number;
+}
+
+export const USAGE = `usage: node dist/bench/run.js [options]
+  --sizes 1000,10000,100000   store sizes to measure (default all three)
+  --storage json              storage backend (one function each in bench/storages.ts)
+  --queries 200               recall queries per size, each timed uncached, cached and read-only
+  --learn-fill-limit 10000    larger sizes are filled by direct inserts with pre-computed vectors
+  --learn-sample 500          learns timed through the learn service on a directly filled store
+  --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
+  --seed 42                   seed of the synthetic data
+  --help`;
+
+export class UsageError extends Error {}
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number, got "${value ?? ''}"`);
+  return n;
+}
+
+export function parseArgs(argv: string[]): BenchOptions | 'help' {
+  const options: BenchOptions = {
+    sizes: [1_000, 10_000, 100_000],
+    storage: 'json',
+    queries: 200,
+    learnFillLimit: 10_000,
+    learnSample: 500,
+    modelPath: '',
+    seed: 42,
+  };
+  let modelPath: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    switch (flag) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--sizes':
+        options.sizes = (value ?? '').split(',').filter(Boolean).map((s) => positiveInt('--sizes', s));
+        if (options.sizes.length === 0) throw new UsageError('--sizes needs a comma-separated list, e.g. 1000,10000');
+        break;
+      case '--storage':
+        if (!value) throw new UsageError('--storage needs a backend name');
+        options.storage = value;
+        break;
+      case '--queries':
+        options.queries = positiveInt(flag, value);
+        break;
+      case '--learn-fill-limit':
+        options.learnFillLimit = positiveInt(flag, value);
+        break;
+      case '--learn-sample':
+        options.learnSample = positiveInt(flag, value);
+        break;
+      case '--model':
+        if (!value) throw new UsageError('--model needs a folder');
+        modelPath = resolve(value);
+        break;
+      case '--seed':
+        options.seed = positiveInt(flag, value);
+        break;
+      default:
+        throw new UsageError(`unknown option "${flag}"`);
+    }
+    i++;
+  }
+  options.modelPath = modelPath ?? join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
+  return options;
+}
+
+/**
+ * The project root: the nearest folder holding this project's package.json, looking up from
+ * the compiled script first (dist/bench/run.js), then from the working directory (a build
+ * compiled elsewhere but run from the project).
+ */
+export function repoRoot(): string {
+  const starts = [dirname(fileURLToPath(import.meta.url)), process.cwd()];
+  for (const start of starts) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const manifest = join(dir, 'package.json');
+      if (existsSync(manifest) && isThisProject(manifest)) return dir;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  throw new UsageError('cannot find the project root (package.json); pass --model PATH');
+}
+
+function isThisProject(manifest: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string };
+    return pkg.name === 'agent-memory-service';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
+import { measureEmbedding } from './embedding.js';
+import { embeddingSection, sizesSection } from './report.js';
+import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
+import { STORAGE_FACTORIES } from './storages.js';
+
+/**
+ * `npm run bench`: learn throughput, recall latency (embedding cached and uncached), memory
+ * and local embedding latency for synthetic stores of several sizes. Each size runs in a
+ * child process of its own, so its memory figures are not inflated by the previous size.
+ */
+const CHILD_FLAG = '--child';
+const RESULT_PREFIX = 'BENCH_RESULT ';
+
+async function runChild(jobJson: string): Promise<void> {
+  const job = JSON.parse(jobJson) as SizeJob;
+  const result = await measureSize(job);
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+}
+
+/** Runs one size in a fresh node process (with --expose-gc) and reads its result line. */
+function measureInChild(job: SizeJob): Promise<SizeResult> {
+  return new Promise((resolve, reject) => {
+    const script = fileURLToPath(import.meta.url);
+    const child = spawn(process.execPath, ['--expose-gc', script, CHILD_FLAG, JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => { stdout += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+      if (code !== 0 || !line) {
+        reject(new Error(`size ${job.size}: measuring process exited with code ${code}`));
+        return;
+      }
+      resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as SizeResult);
+    });
+  });
+}
+
+async function runBench(options: BenchOptions): Promise<void> {
+  if (!STORAGE_FACTORIES[options.storage]) {
+    throw new UsageError(`unknown storage "${options.storage}" (available: ${Object.keys(STORAGE_FACTORIES).join(', ')})`);
+  }
+  if (!existsSync(options.modelPath)) {
+    throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
+  }
+  const started = performance.now();
+  const cpu = cpus();
+  const header = [
+    'Agent memory service benchmark',
+    `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}`.trim(),
+    `storage: ${options.storage}; embedder: local, offline model ${options.modelPath}`,
+    `synthetic data: seed ${options.seed}; ${options.queries} recall queries per size`,
+  ];
+  process.stderr.write('measuring local embedding latency...\n');
+  const embedding = await measureEmbedding(options.modelPath, options.seed);
+
+  const results: SizeResult[] = [];
+  for (const size of options.sizes) {
+    process.stderr.write(`measuring ${size.toLocaleString('en-US')} patterns...\n`);
+    results.push(await measureInChild({ size, ...pick(options) }));
+  }
+  const storageLabel = results[0]?.storageLabel ?? options.storage;
+  console.log(
+    [
+      ...header,
+      `store: ${storageLabel.replace(/temp dir \S+/, 'a temp dir per size')}`,
+      '',
+      embeddingSection(embedding),
+      '',
+      sizesSection(results),
+      '',
+      `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    ].join('\n'),
+  );
+}
+
+function pick(o: BenchOptions): Omit<SizeJob, 'size'> {
+  const { storage, queries, learnFillLimit, learnSample, modelPath, seed } = o;
+  return { storage, queries, learnFillLimit, learnSample, modelPath, seed };
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === CHILD_FLAG) {
+    await runChild(argv[1]);
+    return 0;
+  }
+  let options: BenchOptions | 'help';
+  try {
+    options = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    await runBench(options);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    process.stderr.write(`benchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
