@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { action } from './shared/context.js';
+import { writeFileAtomic } from './shared/files.js';
+import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
+
+interface ExportOptions extends ClientOptionValues {
+  output?: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('export')
+    .description('export every pattern of the project as JSON {records, count} (re-importable with `service import`)')
+    .option('--output <file>', 'write to this file (atomically) instead of stdout');
+  addClientOptions(cmd);
+
+  cmd.action(action(async (opts: ExportOptions, command: Command) =>
+    withClient(opts, command, async (client, out) => {
+      const res = await out.withSpinner('exporting…', () => client.exportAll());
+      const document = `${JSON.stringify(res, null, 2)}\n`;
+      if (opts.output === undefined) {
+        // The export itself is the result: always JSON, whatever the terminal.
+        out.line(document.trimEnd());
+        return;
+      }
+      const path = resolve(opts.output);
+      await writeFileAtomic(path, document);
+      out.result({ count: res.count, output: path }, () => `exported ${res.count} patterns to ${path}`);
+    })));
+}

@@ -1,0 +1,82 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ServiceClient } from '../../src/client/index.js';
+import { ioOf } from './context.js';
+import { createOutput, type Output } from './output.js';
+import { cliVersion } from './package-info.js';
+
+/** Values of the client option group, as commander hands them to an action. */
+export interface ClientOptionValues {
+  url: string;
+  apiKey?: string;
+  project?: string;
+  timeout: number;
+  json?: boolean;
+}
+
+/**
+ * Adds the options every client command shares. Defaults come from loadClientEnv()
+ * (SERVICE_URL, SERVICE_API_KEY, SERVICE_PROJECT), never from process.env directly.
+ */
+export function addClientOptions(cmd: Command): Command {
+  const env = ioOf(cmd).env;
+  const apiKey = new Option('--api-key <key>', 'API key sent as a Bearer token');
+  // Show where the default comes from, never the secret itself.
+  if (env.apiKey) apiKey.default(env.apiKey, 'SERVICE_API_KEY');
+  const project = new Option('--project <id>', 'project id, sent as X-Project-Id');
+  if (env.project) project.default(env.project, 'SERVICE_PROJECT');
+  return cmd
+    .addOption(new Option('--url <url>', 'service base URL (SERVICE_URL)').default(env.url))
+    .addOption(apiKey)
+    .addOption(project)
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds').default(60).argParser(positiveNumber))
+    .option('--json', 'print JSON (the default when stdout is not a terminal)');
+}
+
+/** Runs `work` with a client and the output helper, closing the client's connections after. */
+export async function withClient<T>(
+  opts: ClientOptionValues,
+  cmd: Command,
+  work: (client: ServiceClient, out: Output) => Promise<T>,
+): Promise<T> {
+  const io = ioOf(cmd);
+  const client = new ServiceClient({
+    url: opts.url,
+    apiKey: opts.apiKey ?? null,
+    project: opts.project ?? null,
+    timeoutMs: Math.round(opts.timeout * 1000),
+    userAgent: `service-cli/${cliVersion()}`,
+  });
+  try {
+    return await work(client, createOutput(io, { json: opts.json }));
+  } finally {
+    await client.close();
+  }
+}
+
+/** Commander argument parsers: a bad value is a usage error (exit 2) before any request. */
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+export function finiteNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+export function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n)) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+/** A whole number within [min, max]; for flags whose bounds are not the server's to check. */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = wholeNumber(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+}

@@ -1,0 +1,125 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import ora from 'ora';
+import { ApiError } from '../../src/client/index.js';
+import type { Io, OutStream } from './context.js';
+
+/**
+ * How a command talks back. Results go to stdout: a human rendering on a terminal, JSON with
+ * --json or whenever stdout is piped (so `service recall x | jq` just works). Notes, spinners,
+ * progress and errors go to stderr and never pollute the JSON. Colour only on a TTY and never
+ * with NO_COLOR; spinners only when stderr is a TTY.
+ */
+export interface Output {
+  /** True when results are printed as JSON. */
+  readonly json: boolean;
+  /** Colours for stdout text (no-ops off a TTY or with NO_COLOR). */
+  readonly color: ChalkInstance;
+  /** Prints a command's result: JSON, or the human rendering. */
+  result(data: unknown, human: () => string): void;
+  /** A line on stdout. */
+  line(text?: string): void;
+  /** A side note on stderr (human mode only, so JSON consumers see nothing extra). */
+  note(text: string): void;
+  /** A spinner on stderr while `work` runs (only drawn on a TTY). */
+  withSpinner<T>(text: string, work: () => Promise<T>): Promise<T>;
+  /** Rewrites one progress line on a TTY stderr; silent elsewhere. Finish with progressDone(). */
+  progress(text: string): void;
+  progressDone(): void;
+}
+
+function colorFor(io: Io, stream: OutStream): ChalkInstance {
+  const enabled = stream.isTTY === true && !io.env.noColor;
+  return new Chalk({ level: enabled ? 1 : 0 });
+}
+
+export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
+  const json = opts.json === true || io.stdout.isTTY !== true;
+  const color = colorFor(io, io.stdout);
+  const stderrTTY = io.stderr.isTTY === true && !io.env.ci;
+  // ora divides by the terminal width: a pseudo-terminal reporting 0 columns (no size set,
+  // e.g. under `script` in CI) would make it loop forever, so such terminals get no spinner.
+  const spinnerOk = stderrTTY && (io.stderr.columns ?? 0) > 0;
+  let progressShown = false;
+
+  return {
+    json,
+    color,
+    result(data, human) {
+      io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+    },
+    line(text = '') {
+      io.stdout.write(`${text}\n`);
+    },
+    note(text) {
+      if (!json) io.stderr.write(`${text}\n`);
+    },
+    async withSpinner(text, work) {
+      if (!spinnerOk) return work();
+      const spinner = ora({
+        text,
+        stream: io.stderr as NodeJS.WritableStream,
+        discardStdin: false,
+        color: io.env.noColor ? false : 'cyan',
+      }).start();
+      try {
+        return await work();
+      } finally {
+        spinner.stop();
+      }
+    },
+    progress(text) {
+      if (!stderrTTY) return;
+      io.stderr.write(`\r\x1b[2K${text}`);
+      progressShown = true;
+    },
+    progressDone() {
+      if (progressShown) io.stderr.write('\n');
+      progressShown = false;
+    },
+  };
+}
+
+/** `error: <detail>` on stderr, with field errors and a hint where one helps. */
+export function printError(io: Io, err: unknown): void {
+  const red = colorFor(io, io.stderr).red;
+  const lines = [`${red('error:')} ${messageOf(err)}`];
+  if (err instanceof ApiError) {
+    // The detail usually quotes the first problem already; list only what it does not say.
+    for (const f of err.fieldErrors) {
+      const line = `${f.path || 'body'}: ${f.message}`;
+      if (!err.detail.includes(line)) lines.push(`  ${line}`);
+    }
+    if (err.status === 401) lines.push('  hint: pass --api-key or set SERVICE_API_KEY');
+    if (err.status >= 500 && err.requestId) lines.push(`  request id: ${err.requestId}`);
+  }
+  io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof ApiError) return err.detail;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+// Matches ANSI colour sequences so column widths count visible characters only.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+function visibleLength(s: string): number {
+  return s.replace(ANSI, '').length;
+}
+
+/** A plain left-aligned table; cells may carry colour. */
+export function table(headers: string[], rows: string[][], color?: ChalkInstance): string {
+  const widths = headers.map((h, i) => Math.max(visibleLength(h), ...rows.map((r) => visibleLength(r[i] ?? ''))));
+  const render = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c)))).join('  ').trimEnd();
+  const head = render(headers);
+  return [color ? color.bold(head) : head, ...rows.map(render)].join('\n');
+}
+
+/** First line of `text`, whitespace collapsed, cut to `max` characters with an ellipsis. */
+export function snippet(text: string, max = 60): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}

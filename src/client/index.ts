@@ -1,0 +1,20 @@
+/**
+ * The package's public entry: a typed client for a running service.
+ *
+ *   import { ServiceClient } from 'agent-memory-service';
+ *   const client = new ServiceClient({ url: 'http://127.0.0.1:8000', apiKey: process.env.KEY });
+ *   await client.learn({ task, code, eval_score: 8.5 });
+ *   const { matches } = await client.recall({ task });
+ */
+export {
+  ServiceClient, MAX_IMPORT_RECORDS,
+  type ServiceClientOptions, type RecallGetQuery, type SkillsRegisterInput, type SkillsSearchInput, type ImportAllOptions,
+} from './service-client.js';
+export type { HttpMethod, QueryValue, RequestOptions } from './transport.js';
+export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
+export type {
+  LearnRequest, LearnResponse, RecallRequest, RecallResponse, RecallMatch, MetricsResponse, AgingResponse,
+  DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, ImportRequest, ImportResponse,
+  SkillsSearchResponse,
+} from '../contracts/memory.js';
+export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';

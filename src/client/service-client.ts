@@ -1,0 +1,158 @@
+import type { z } from 'zod';
+import { DeepHealthResponse, HealthResponse, VersionResponse } from '../contracts/health.js';
+import {
+  AgingResponse, DeletePatternResponse, ExportResponse, ImportResponse, LearnResponse, MetricsResponse,
+  RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
+} from '../contracts/memory.js';
+import type {
+  ImportRecord, LearnRequest, RecallRequest,
+} from '../contracts/memory.js';
+import { ApiError } from './errors.js';
+import { HttpTransport, type HttpMethod, type RequestOptions } from './transport.js';
+
+export interface ServiceClientOptions {
+  /** Base URL of a running service, e.g. http://127.0.0.1:8000 (a path prefix is kept). */
+  url: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string | null;
+  /** Sent as `X-Project-Id` (env and dev auth modes select the project with it). */
+  project?: string | null;
+  /** Per-request limit for the response headers and for the body, in ms (default 60 s). */
+  timeoutMs?: number;
+  /** User-Agent header (default `agent-memory-service-client`). */
+  userAgent?: string;
+}
+
+/** GET /v1/recall takes the recall fields in the query string and is always read-only. */
+export type RecallGetQuery = Omit<RecallRequest, 'readonly'>;
+
+export interface SkillsRegisterInput { pattern_key: string; skills: string[] }
+export interface SkillsSearchInput { skills: string[]; match_all?: boolean }
+
+export interface ImportAllOptions {
+  overwrite?: boolean;
+  /** Records per request (the spec allows at most 10,000). */
+  chunkSize?: number;
+  /** Called after each accepted request with the running totals. */
+  onProgress?: (sent: number, total: number) => void;
+}
+
+export const MAX_IMPORT_RECORDS = 10_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * Typed client of the service's HTTP API: one method per endpoint, each answer validated with
+ * the same zod contract the server uses. Reuses connections (keep-alive); call close() when done.
+ * New endpoints are one-liners on top of `request()`.
+ */
+export class ServiceClient {
+  private readonly transport: HttpTransport;
+
+  constructor(options: ServiceClientOptions) {
+    const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'agent-memory-service-client' };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    if (options.project) headers['x-project-id'] = options.project;
+    this.transport = new HttpTransport({ url: options.url, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
+  }
+
+  /** The normalised base URL requests go to. */
+  get url(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** Generic call: any endpoint, answer parsed with `schema`. Throws ApiError / TransportError / ProtocolError. */
+  request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>> {
+    return this.transport.request(method, path, options);
+  }
+
+  learn(body: LearnRequest): Promise<LearnResponse> {
+    return this.request('POST', '/v1/learn', { body, schema: LearnResponse });
+  }
+
+  recall(body: RecallRequest): Promise<RecallResponse> {
+    return this.request('POST', '/v1/recall', { body, schema: RecallResponse });
+  }
+
+  /** Read-only recall through the query string (no reuse side effects). */
+  recallGet(query: RecallGetQuery): Promise<RecallResponse> {
+    return this.request('GET', '/v1/recall', { query: { ...query }, schema: RecallResponse });
+  }
+
+  metrics(): Promise<MetricsResponse> {
+    return this.request('GET', '/v1/metrics', { schema: MetricsResponse });
+  }
+
+  aging(): Promise<AgingResponse> {
+    return this.request('POST', '/v1/aging', { schema: AgingResponse });
+  }
+
+  /** Permanently deletes `patterns/<id>` (the slash is sent as %2F). */
+  deletePattern(key: string): Promise<DeletePatternResponse> {
+    return this.request('DELETE', `/v1/patterns/${encodeURIComponent(key)}`, { schema: DeletePatternResponse });
+  }
+
+  exportAll(): Promise<ExportResponse> {
+    return this.request('GET', '/v1/export', { schema: ExportResponse });
+  }
+
+  /** One import request (at most 10,000 records). */
+  importRecords(records: ImportRecord[], options: { overwrite?: boolean } = {}): Promise<ImportResponse> {
+    return this.request('POST', '/v1/import', {
+      body: { records, overwrite: options.overwrite ?? false },
+      schema: ImportResponse,
+    });
+  }
+
+  /**
+   * Imports any number of records in requests of at most `chunkSize`; a request refused as too
+   * large (413) is split in half and retried, so the server's body limit need not be known.
+   */
+  async importAll(records: ImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {
+    const chunkSize = Math.min(Math.max(1, options.chunkSize ?? MAX_IMPORT_RECORDS), MAX_IMPORT_RECORDS);
+    const totals = { imported: 0, skipped: 0, total: 0 };
+    let sent = 0;
+    const send = async (chunk: ImportRecord[]): Promise<void> => {
+      try {
+        const result = await this.importRecords(chunk, { overwrite: options.overwrite });
+        totals.imported += result.imported;
+        totals.skipped += result.skipped;
+        totals.total += result.total;
+        sent += chunk.length;
+        options.onProgress?.(sent, records.length);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 413 && chunk.length > 1)) throw err;
+        const half = Math.ceil(chunk.length / 2);
+        await send(chunk.slice(0, half));
+        await send(chunk.slice(half));
+      }
+    };
+    for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize));
+    return totals;
+  }
+
+  skillsRegister(body: SkillsRegisterInput): Promise<z.infer<typeof SkillsRegisterResponse>> {
+    return this.request('POST', '/v1/skills/register', { body, schema: SkillsRegisterResponse });
+  }
+
+  skillsSearch(body: SkillsSearchInput): Promise<SkillsSearchResponse> {
+    return this.request('POST', '/v1/skills/search', { body, schema: SkillsSearchResponse });
+  }
+
+  health(): Promise<HealthResponse> {
+    return this.request('GET', '/v1/health', { schema: HealthResponse });
+  }
+
+  /** Deep health; a 503 carrying the report (status `error`) is returned, not thrown. */
+  healthDeep(): Promise<DeepHealthResponse> {
+    return this.request('GET', '/v1/health/deep', { schema: DeepHealthResponse, acceptStatuses: [503] });
+  }
+
+  version(): Promise<VersionResponse> {
+    return this.request('GET', '/v1/version', { schema: VersionResponse });
+  }
+
+  /** Closes pooled connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

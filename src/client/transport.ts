@@ -1,0 +1,181 @@
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { ApiError, InvalidUrlError, ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions<S extends z.ZodType> {
+  /** JSON body (serialised here); omitted for GET/DELETE. */
+  body?: unknown;
+  /** Query parameters; undefined and null values are left out. */
+  query?: Record<string, QueryValue>;
+  /** The contract of a successful response; the parsed value is returned. */
+  schema: S;
+  headers?: Record<string, string>;
+  /**
+   * Non-2xx statuses whose body is still a valid answer (deep health answers 503 with its
+   * report). Their body is parsed with `schema`; when it does not match, ApiError is thrown.
+   */
+  acceptStatuses?: number[];
+}
+
+export interface TransportOptions {
+  url: string;
+  timeoutMs: number;
+  /** Sent on every request (auth, project, user agent). */
+  headers: Record<string, string>;
+}
+
+/** Connection-level failure codes, worded for someone at a terminal. */
+const TRANSPORT_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is `service serve` running there? set --url or SERVICE_URL)',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed (temporary DNS failure)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+/**
+ * One keep-alive pool per client (one origin), JSON in and out, every answer checked against
+ * its zod contract. Never retries: learn and import are not idempotent.
+ */
+export class HttpTransport {
+  readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly pool: Pool;
+
+  constructor(private readonly opts: TransportOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(opts.url);
+    } catch {
+      throw new InvalidUrlError(opts.url);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidUrlError(opts.url);
+    this.origin = parsed.origin;
+    // A deployment behind a path prefix (http://host/memory) keeps its prefix.
+    this.basePath = parsed.pathname.replace(/\/+$/, '');
+    this.baseUrl = this.origin + this.basePath;
+    this.pool = new Pool(this.origin, {
+      connections: 8,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+    });
+  }
+
+  async request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>> {
+    const fullPath = this.basePath + path + queryString(options.query);
+    const url = this.origin + fullPath;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.opts.headers, ...options.headers };
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+
+    let response: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      response = await this.pool.request({
+        path: fullPath,
+        method,
+        headers,
+        body: payload,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      });
+      text = await response.body.text();
+    } catch (err) {
+      throw toTransportError(err, url, this.opts.timeoutMs);
+    }
+
+    const status = response.statusCode;
+    const body = parseBody(text);
+    const ok = status >= 200 && status < 300;
+    if (ok || options.acceptStatuses?.includes(status)) {
+      const result = options.schema.safeParse(body);
+      if (result.success) return result.data;
+      if (ok) {
+        const issue = result.error.issues[0];
+        const where = issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : '';
+        throw new ProtocolError(url, `unexpected response from ${method} ${url}${where}; is this the right service and version?`);
+      }
+    }
+    throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.append(name, String(value));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function header(response: Dispatcher.ResponseData, name: string): string | null {
+  const v = response.headers[name];
+  if (Array.isArray(v)) return v[0] ?? null;
+  return v ?? null;
+}
+
+function requestIdOf(response: Dispatcher.ResponseData, body: unknown): string | null {
+  if (isRecord(body) && typeof body.request_id === 'string') return body.request_id;
+  return header(response, 'x-request-id');
+}
+
+function retryAfter(response: Dispatcher.ResponseData): number | null {
+  const v = header(response, 'retry-after');
+  if (v === null) return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+export function toTransportError(err: unknown, url: string, timeoutMs: number): TransportError {
+  const code = errorCode(err);
+  let reason: string;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    reason = `no response within ${timeoutMs / 1000} s`;
+  } else if (code !== null && TRANSPORT_REASONS[code]) {
+    reason = TRANSPORT_REASONS[code];
+  } else {
+    reason = err instanceof Error ? err.message : String(err);
+  }
+  return new TransportError(url, `cannot reach the service at ${url}: ${reason}`, code, { cause: err });
+}
+
+/** The first `code` found on the error or its causes (undici wraps socket errors). */
+function errorCode(err: unknown): string | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const rec = current as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof rec.code === 'string') return rec.code;
+    // Happy-eyeballs connects fail with an AggregateError holding one error per address.
+    current = Array.isArray(rec.errors) && rec.errors.length > 0 ? rec.errors[0] : rec.cause;
+  }
+  return null;
+}
