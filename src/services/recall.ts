@@ -1,4 +1,4 @@
-import { dedupeByTask } from '../core/dedup.js';
+import { DEDUP_JACCARD_THRESHOLD, dedupeByTask } from '../core/dedup.js';
 import { qualityFactor, QUALITY_WINDOW } from '../core/quality.js';
 import { reuseTier } from '../core/similarity.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
@@ -46,6 +46,17 @@ const REUSE_BONUS = 0.1;
 /** First search fetches this many times what the page needs; each widening multiplies it again. */
 const OVERFETCH = 3;
 const WIDEN = 4;
+/**
+ * A search costs one scan whatever k is, so the first fetch is generous: with eval weighting
+ * the page's scores sit below raw similarity, and a small first fetch would widen (rescan and
+ * re-dedup) on almost every recall.
+ */
+const MIN_FETCH = 100;
+/**
+ * Widening only to make the eval-weighted order provably exact stops at this many candidates;
+ * widening because the page is still short after dedup never stops early.
+ */
+const SETTLE_LIMIT = 1_000;
 
 interface Ranked extends ScoredPattern {
   score: number;
@@ -94,11 +105,13 @@ function filterOf(input: RecallInput): PatternFilter {
 }
 
 /**
- * Over-fetch, rank, dedup; widen while the page could still change. Unfetched candidates have
- * similarity ≤ the last fetched one (s_k), so their score is ≤ s_k too (the quality factor is
- * ≤ 1): once the page's last item scores ≥ s_k and one more item exists (has_more), nothing
- * unfetched can enter the page. (A far candidate could in theory bridge two dedup groups;
- * that rare effect is accepted rather than scanning the whole scope on every recall.)
+ * Over-fetch, rank, dedup; widen while the page is short, or while it could still change.
+ * Unfetched candidates have similarity ≤ the last fetched one (s_k), so their score is ≤ s_k
+ * too (the quality factor is ≤ 1): once the page's last item scores ≥ s_k and one more item
+ * exists (has_more), nothing unfetched can enter the page. Past SETTLE_LIMIT candidates a full
+ * page is accepted as is: an unfetched pattern would need a quality factor far above the
+ * page's to overtake it, and proving it cannot would mean scanning the scope again and again.
+ * (A far candidate could in theory bridge two dedup groups; that rare effect is accepted.)
  */
 async function semanticRanking(
   deps: ServiceDeps,
@@ -109,15 +122,17 @@ async function semanticRanking(
 ): Promise<Ranked[]> {
   const need = input.offset + input.limit;
   const total = await deps.storage.patterns.count(scope);
-  let k = Math.min(total, (need + 1) * OVERFETCH);
+  let k = Math.min(total, Math.max(MIN_FETCH, (need + 1) * OVERFETCH));
   for (;;) {
     const found = k > 0 ? await deps.storage.patterns.search(scope, vector, k, filter) : [];
     const ranked = await rankAndDedup(deps, scope, found, input);
     const exhausted = found.length < k || k >= total;
     const lastFetched = found.length > 0 ? found[found.length - 1].similarity : 0;
-    const settled = ranked.length > need && ranked[need - 1].score >= lastFetched;
-    if (exhausted || settled) return ranked;
-    k = Math.min(total, k * WIDEN);
+    const full = ranked.length > need;
+    const settled = full && ranked[need - 1].score >= lastFetched;
+    if (exhausted || settled || (full && k >= SETTLE_LIMIT)) return ranked;
+    // Short pages widen step by step; an unsettled full page goes straight to the limit.
+    k = Math.min(total, full ? Math.max(SETTLE_LIMIT, k * WIDEN) : k * WIDEN);
   }
 }
 
@@ -144,7 +159,9 @@ async function rankAndDedup(deps: ServiceDeps, scope: Scope, found: ScoredPatter
   }));
   // Stable sort: equal scores keep the storage's similarity order.
   ranked.sort((a, b) => b.score - a.score);
-  return input.deduplicate ? dedupeByTask(ranked, (r) => r.pattern.task) : ranked;
+  // Only the page plus one survivor (for has_more) is ever used, so dedup may stop there.
+  const keep = input.offset + input.limit + 1;
+  return input.deduplicate ? dedupeByTask(ranked, (r) => r.pattern.task, DEDUP_JACCARD_THRESHOLD, keep) : ranked;
 }
 
 function toMatch(r: Ranked, deps: ServiceDeps): RecallMatch {

@@ -57,4 +57,17 @@ describe('dedupeByTask', () => {
     dedupeByTask(ranked, taskOf);
     expect(ids(ranked)).toEqual(['a', 'b']);
   });
+
+  it('stops once maxKept groups exist, keeping duplicates of those groups out', () => {
+    const ranked = [
+      item('a', 'parse a csv file'),
+      item('b', 'parse a csv file now'),
+      item('c', 'deploy the web server'),
+      item('d', 'train a small model'),
+      item('e', 'resize every image'),
+    ];
+    expect(ids(dedupeByTask(ranked, taskOf, 0.7, 2))).toEqual(['a', 'c']);
+    expect(ids(dedupeByTask(ranked, taskOf, 0.7, 3))).toEqual(['a', 'c', 'd']);
+    expect(ids(dedupeByTask(ranked, taskOf, 0.7, 99))).toEqual(['a', 'c', 'd', 'e']);
+  });
 });
