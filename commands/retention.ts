@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { RetentionClient } from '../src/client/analytics.js';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
+import { action } from './shared/context.js';
+import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
+
+interface ApplyOptions extends ClientOptionValues {
+  dryRun?: boolean;
+}
+
+const SOURCES = { project: "this project's setting", tenant: "the tenant's setting", default: 'the default' } as const;
+
+/** DAYS is a whole number of days, or `inherit` (null: fall back to the tenant or the default). */
+function daysArgument(value: string): number | null {
+  if (value === 'inherit' || value === 'null') return null;
+  try {
+    return integerIn(MIN_RETENTION_DAYS, MAX_RETENTION_DAYS)(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, or "inherit"`);
+  }
+}
+
+export function register(program: Command): void {
+  const group = program.command('retention').description('data retention of the project: show, set, apply');
+
+  const get = group.command('get', { isDefault: true }).description('the retention in effect and where it comes from');
+  addClientOptions(get);
+  get.action(action(async (opts: ClientOptionValues, command: Command) =>
+    withClient(opts, command, async (client, out) => {
+      const res = await new RetentionClient(client).get();
+      out.result(res, () => `${res.retention_days} days after last update (${SOURCES[res.source]})`);
+    })));
+
+  const set = group
+    .command('set')
+    .description("set the project's retention in days (needs DB auth mode)")
+    .argument('<days>', `${MIN_RETENTION_DAYS}-${MAX_RETENTION_DAYS}, or "inherit" to clear the project's value`, daysArgument);
+  addClientOptions(set);
+  set.action(action(async (days: number | null, opts: ClientOptionValues, command: Command) =>
+    withClient(opts, command, async (client, out) => {
+      const res = await new RetentionClient(client).set(days);
+      out.result(res, () => `retention is now ${res.retention_days} days (${SOURCES[res.source]})`);
+    })));
+
+  const apply = group
+    .command('apply')
+    .description('delete every pattern past its retention (irreversible; try --dry-run first)')
+    .option('--dry-run', 'only count what would be deleted');
+  addClientOptions(apply);
+  apply.action(action(async (opts: ApplyOptions, command: Command) =>
+    withClient(opts, command, async (client, out) => {
+      const res = await out.withSpinner('applying retention…', () => new RetentionClient(client).apply(opts.dryRun === true));
+      out.result(res, () =>
+        res.dry_run
+          ? `${res.purged_count} patterns are past retention (dry run: nothing deleted)`
+          : `deleted ${res.purged_count} patterns past retention`);
+    })));
+}

@@ -1,0 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ValidationError } from '../../../core/errors.js';
+import { isValidRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../core/retention.js';
+import { ROLLUP_WINDOWS, type AnalyticsRollup, type RollupWindow } from '../../../core/roi.js';
+import type { Scope } from '../../../core/types.js';
+import type { ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
+import { atomicWriteFile, ensureDirDurable } from './fs-durable.js';
+import { isScopeIdName, scopeDir, TENANTS_DIR } from './ids.js';
+
+/**
+ * Small per-scope documents beside the scope's journal: rarely written, read whole, replaced
+ * atomically (temp file + fsync + rename, so a crash leaves the old or the new version).
+ *   tenants/<t>/projects/<p>/rollups.json   latest rollup per window
+ *   tenants/<t>/projects/<p>/project.json   project settings (retention_days)
+ *   tenants/<t>/tenant.json                 tenant settings (retention_days)
+ * Living inside the scope's folder, they go wherever the scope's data goes (deletion, backup).
+ * The data-path lock makes this process the only writer, so documents are cached after the
+ * first read and writes to one file are chained in call order.
+ */
+export const ROLLUPS_FILE = 'rollups.json';
+export const PROJECT_FILE = 'project.json';
+export const TENANT_FILE = 'tenant.json';
+
+interface RollupsDoc {
+  version: 1;
+  rollups: Partial<Record<RollupWindow, AnalyticsRollup>>;
+}
+
+interface SettingsDoc {
+  version: 1;
+  retention_days: number | null;
+  updated_at: string | null;
+}
+
+const EMPTY_SETTINGS: SettingsDoc = { version: 1, retention_days: null, updated_at: null };
+
+class DocumentFiles {
+  private readonly cache = new Map<string, unknown>();
+  private readonly writes = new Map<string, Promise<unknown>>();
+
+  /** The parsed document, or `empty` when the file does not exist. */
+  async read<T>(file: string, empty: T, normalise: (raw: unknown) => T): Promise<T> {
+    if (this.cache.has(file)) return this.cache.get(file) as T;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty;
+      throw err;
+    }
+    let doc: T;
+    try {
+      doc = normalise(JSON.parse(text));
+    } catch (err) {
+      throw new Error(`corrupt JSON storage file ${file}: ${(err as Error).message}`);
+    }
+    // A write that finished while we were reading is newer: keep it.
+    if (!this.cache.has(file)) this.cache.set(file, doc);
+    return this.cache.get(file) as T;
+  }
+
+  /** Read-modify-write of one document, serialised per file; resolves once durable. */
+  update<T>(file: string, empty: T, normalise: (raw: unknown) => T, change: (doc: T) => T): Promise<void> {
+    const previous = this.writes.get(file) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(async () => {
+      const next = change(await this.read(file, empty, normalise));
+      await ensureDirDurable(path.dirname(file));
+      await atomicWriteFile(file, [`${JSON.stringify(next, null, 2)}\n`]);
+      this.cache.set(file, next);
+    });
+    this.writes.set(file, run);
+    return run;
+  }
+
+  /** Waits for every pending write (close). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.writes.values()]);
+  }
+}
+
+function normaliseRollups(raw: unknown): RollupsDoc {
+  const rollups: RollupsDoc['rollups'] = {};
+  const stored = (raw as Partial<RollupsDoc> | null)?.rollups ?? {};
+  for (const window of ROLLUP_WINDOWS) {
+    const r = stored[window];
+    if (r && typeof r === 'object' && r.window === window) rollups[window] = r;
+  }
+  return { version: 1, rollups };
+}
+
+function normaliseSettings(raw: unknown): SettingsDoc {
+  const doc = raw as Partial<SettingsDoc> | null;
+  return {
+    version: 1,
+    retention_days: isValidRetentionDays(doc?.retention_days) ? doc.retention_days : null,
+    updated_at: typeof doc?.updated_at === 'string' ? doc.updated_at : null,
+  };
+}
+
+function assertDays(days: number | null): void {
+  if (days !== null && !isValidRetentionDays(days)) {
+    throw new ValidationError('invalid retention_days', [
+      { path: 'retention_days', message: `must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, or null` },
+    ]);
+  }
+}
+
+export interface JsonSettingsStore {
+  rollups: RollupRepository;
+  projects: ProjectSettingsRepository;
+  /** Waits for in-flight writes. */
+  close(): Promise<void>;
+}
+
+export function createJsonSettingsStore(dataPath: string): JsonSettingsStore {
+  const files = new DocumentFiles();
+  const rollupsFile = (scope: Scope) => path.join(scopeDir(dataPath, scope), ROLLUPS_FILE);
+  const projectFile = (scope: Scope) => path.join(scopeDir(dataPath, scope), PROJECT_FILE);
+  const tenantFile = (tenantId: string) => {
+    if (!isScopeIdName(tenantId)) {
+      throw new ValidationError('invalid tenant id', [{ path: 'tenant_id', message: 'must match ^[A-Za-z0-9_-]{1,64}$' }]);
+    }
+    return path.join(dataPath, TENANTS_DIR, tenantId, TENANT_FILE);
+  };
+  const emptyRollups = (): RollupsDoc => ({ version: 1, rollups: {} });
+
+  const rollups: RollupRepository = {
+    async put(scope, rollup) {
+      if (!(ROLLUP_WINDOWS as readonly string[]).includes(rollup.window)) throw new ValidationError(`unknown rollup window ${rollup.window}`);
+      const copy = structuredClone(rollup);
+      await files.update(rollupsFile(scope), emptyRollups(), normaliseRollups, (doc): RollupsDoc => ({
+        version: 1,
+        rollups: { ...doc.rollups, [copy.window]: copy },
+      }));
+    },
+    async get(scope, window) {
+      const doc = await files.read(rollupsFile(scope), emptyRollups(), normaliseRollups);
+      const found = doc.rollups[window];
+      return found ? structuredClone(found) : null;
+    },
+  };
+
+  const projects: ProjectSettingsRepository = {
+    async getRetention(scope) {
+      const project = await files.read(projectFile(scope), EMPTY_SETTINGS, normaliseSettings);
+      const tenant = await files.read(tenantFile(scope.tenant_id), EMPTY_SETTINGS, normaliseSettings);
+      return { project_days: project.retention_days, tenant_days: tenant.retention_days };
+    },
+    async setProjectRetention(scope, days, at) {
+      assertDays(days);
+      await files.update(projectFile(scope), EMPTY_SETTINGS, normaliseSettings, (doc) => ({ ...doc, retention_days: days, updated_at: at }));
+    },
+    async setTenantRetention(tenantId, days, at) {
+      assertDays(days);
+      await files.update(tenantFile(tenantId), EMPTY_SETTINGS, normaliseSettings, (doc) => ({ ...doc, retention_days: days, updated_at: at }));
+    },
+  };
+
+  return { rollups, projects, close: () => files.settle() };
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { ROLLUP_WINDOWS } from '../core/roi.js';
+import { ReuseTier, queryInt } from './common.js';
+
+/** Wire schemas of SPEC "Analytics": rollup compute/read and raw ROI events. */
+
+export const RollupWindow = z.enum(ROLLUP_WINDOWS);
+
+export const RollupRequest = z.object({ window: RollupWindow }).strict();
+export type RollupRequest = z.input<typeof RollupRequest>;
+
+export const RollupParams = z.object({ window: RollupWindow });
+
+const rate = z.number().min(0).max(1).nullable();
+
+export const RollupResponse = z.object({
+  window: RollupWindow,
+  computed_at: z.string(),
+  /** (+) Start of the window; it ends at computed_at. */
+  since: z.string(),
+  /** Composite 0–10: weighted reuse rate, learn success rate and mean best similarity. */
+  roi_score: z.number().min(0).max(10),
+  /** (+) Events the summaries counted. */
+  event_count: z.number().int().min(0),
+  recall: z.object({
+    count: z.number().int().min(0),
+    hits: z.number().int().min(0),
+    hit_rate: rate,
+    tiers: z.object({
+      duplicate: z.number().int().min(0),
+      adapt: z.number().int().min(0),
+      fresh: z.number().int().min(0),
+      none: z.number().int().min(0),
+    }),
+    mean_best_similarity: rate,
+  }),
+  learn: z.object({
+    count: z.number().int().min(0),
+    stored: z.number().int().min(0),
+    avg_eval_score: z.number().nullable(),
+    success_rate: rate,
+  }),
+  /** Latency in milliseconds; null without samples. */
+  percentiles: z.object({
+    samples: z.number().int().min(0),
+    p50: z.number().nullable(),
+    p95: z.number().nullable(),
+    p99: z.number().nullable(),
+  }),
+});
+export type RollupResponse = z.infer<typeof RollupResponse>;
+
+/** Latest instant whose ISO-8601 form has a four-digit year (9999-12-31T23:59:59Z). */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
+export const EventsQuery = z.object({
+  limit: queryInt(1, 1000).default(100),
+  /** Unix timestamp in seconds (fractions allowed); events at or after it. */
+  since: z.coerce.number().min(0).max(MAX_UNIX_SECONDS).optional(),
+}).strict();
+export type EventsQuery = z.input<typeof EventsQuery>;
+
+export const RoiEventRecord = z.object({
+  at: z.string(),
+  kind: z.enum(['learn', 'recall']),
+  stored: z.boolean().optional(),
+  eval_score: z.number().optional(),
+  best_similarity: z.number().nullable().optional(),
+  best_tier: ReuseTier.nullable().optional(),
+  matches: z.number().int().optional(),
+  latency_ms: z.number().optional(),
+}).passthrough();
+
+export const EventsResponse = z.object({
+  events: z.array(RoiEventRecord),
+  count: z.number().int().min(0),
+});
+export type EventsResponse = z.infer<typeof EventsResponse>;

@@ -1,0 +1,56 @@
+import { NotFoundError } from '../core/errors.js';
+import { computeRollup, ROI_EVENTS_PER_SCOPE, windowStart, type AnalyticsRollup, type RollupWindow } from '../core/roi.js';
+import type { RoiEvent, Scope } from '../core/types.js';
+import type { ServiceDeps } from './deps.js';
+
+/** SPEC "Analytics": ROI rollups over the scope's ROI events, and the raw events. */
+
+export interface RollupInput {
+  window: RollupWindow;
+}
+
+/**
+ * Computes the rollup of the window ending now (deps.clock) and stores it as the scope's
+ * latest rollup of that window. Plain function of (deps, scope, input) so the job runner can
+ * run it asynchronously as well.
+ */
+export async function computeAnalyticsRollup(deps: ServiceDeps, scope: Scope, input: RollupInput): Promise<AnalyticsRollup> {
+  const now = deps.clock.now();
+  // Storage keeps at most ROI_EVENTS_PER_SCOPE events, so this one read sees the whole window.
+  const events = await deps.storage.analytics.list(scope, {
+    since: windowStart(input.window, now).toISOString(),
+    limit: ROI_EVENTS_PER_SCOPE,
+  });
+  const rollup = computeRollup(input.window, events, now);
+  await deps.storage.rollups.put(scope, rollup);
+  return rollup;
+}
+
+/** The stored rollup of a window; 404 until one has been computed. */
+export async function getAnalyticsRollup(deps: ServiceDeps, scope: Scope, window: RollupWindow): Promise<AnalyticsRollup> {
+  const rollup = await deps.storage.rollups.get(scope, window);
+  if (rollup === null) {
+    throw new NotFoundError(`no ${window} rollup has been computed for this project yet: POST /v1/analytics/rollup with {"window": "${window}"}`);
+  }
+  return rollup;
+}
+
+export interface EventsInput {
+  limit: number;
+  /** Unix timestamp in seconds: only events at or after it. */
+  since?: number;
+}
+
+/** Raw ROI events (metadata only), newest first. */
+export async function listAnalyticsEvents(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: EventsInput,
+): Promise<{ events: RoiEvent[]; count: number }> {
+  const since = input.since === undefined ? undefined : new Date(input.since * 1000).toISOString();
+  const events = await deps.storage.analytics.list(scope, { since, limit: input.limit });
+  // Adapters agree on "newest first" for events appended in time order; sorting by time (stable)
+  // makes the answer well-defined for imported or backdated events too.
+  events.sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
+  return { events, count: events.length };
+}

@@ -1,0 +1,88 @@
+import { effectivePolicy, isExpired, type RetentionPolicy } from '../core/retention.js';
+import type { Scope } from '../core/types.js';
+import { systemContext, writeAudit, type RequestContext } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+
+/**
+ * SPEC "Governance" retention (BEHAVIOR.md): a pattern's expires_at → project retention_days
+ * → tenant retention_days → 365 days, counted from updated_at. Settings live in
+ * storage.projects (JSON: per-scope settings files; PostgreSQL: projects/tenants rows).
+ */
+
+export const RetentionAuditKind = {
+  updated: 'RETENTION_UPDATED',
+  applied: 'RETENTION_APPLIED',
+} as const;
+
+/** The policy that applies to the scope's patterns that carry no expires_at. */
+export async function getRetentionPolicy(deps: ServiceDeps, scope: Scope): Promise<RetentionPolicy> {
+  return effectivePolicy(await deps.storage.projects.getRetention(scope));
+}
+
+export interface RetentionUpdateInput {
+  /** 1–36500, or null to inherit the tenant's value (or the default). */
+  retention_days: number | null;
+}
+
+/** Sets (or clears) the project's retention_days; answers the policy now in effect. */
+export async function updateRetentionPolicy(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: RetentionUpdateInput,
+  ctx: RequestContext = systemContext,
+): Promise<RetentionPolicy> {
+  await deps.storage.projects.setProjectRetention(scope, input.retention_days, deps.clock.now().toISOString());
+  const policy = await getRetentionPolicy(deps, scope);
+  await writeAudit(deps, RetentionAuditKind.updated, scope, ctx, { project_retention_days: input.retention_days, ...policy });
+  return policy;
+}
+
+export interface RetentionApplyInput {
+  dry_run: boolean;
+}
+
+export interface RetentionApplyResult {
+  purged_count: number;
+  dry_run: boolean;
+}
+
+/**
+ * Deletes every pattern of the scope past its effective retention (pattern, vector, eval
+ * observations and tags go together), or with dry_run only counts them. The scan collects
+ * ids first and deletes after, so deleting never disturbs the paging of the scan. Each
+ * candidate is re-read just before its delete: a pattern refreshed meanwhile (a better run
+ * replacing it moves updated_at) is kept.
+ */
+export async function applyRetention(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: RetentionApplyInput,
+  ctx: RequestContext = systemContext,
+): Promise<RetentionApplyResult> {
+  const { storage } = deps;
+  const policy = await getRetentionPolicy(deps, scope);
+  const now = deps.clock.now();
+  const expired: string[] = [];
+  for await (const pattern of storage.patterns.iterate(scope)) {
+    if (isExpired(pattern, policy, now)) expired.push(pattern.id);
+  }
+
+  let purged = 0;
+  if (input.dry_run) {
+    purged = expired.length;
+  } else {
+    for (const id of expired) {
+      const current = await storage.patterns.get(scope, id);
+      if (current === null || !isExpired(current, policy, now)) continue;
+      if (await storage.patterns.delete(scope, id)) purged += 1;
+    }
+  }
+
+  await writeAudit(deps, RetentionAuditKind.applied, scope, ctx, {
+    purged_count: purged,
+    dry_run: input.dry_run,
+    retention_days: policy.retention_days,
+    source: policy.source,
+  });
+  return { purged_count: purged, dry_run: input.dry_run };
+}
