@@ -77,9 +77,7 @@ export function createAuthenticator(config: Config): Authenticator {
       return new DevAuthenticator();
     case 'db':
     case 'oidc':
-      throw new Error(
-        `SERVICE_AUTH_MODE resolved to "${mode}", which this build does not provide yet; ` +
-          'use SERVICE_AUTH_MODE=env with SERVICE_API_KEYS (or dev for local development)',
-      );
+      // These need the composed App (key store, clock): server/auth/select.ts builds them.
+      throw new Error(`the "${mode}" authenticator is built by authenticatorFor(app) in server/auth/select.ts`);
   }
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
+import type { KeyStore } from '../ports/keys.js';
 import type { Llm } from '../ports/llm.js';
 import type { Instruments, Logger } from '../ports/observability.js';
 import type { Storage } from '../ports/storage.js';
@@ -18,4 +19,9 @@ export interface ServiceDeps {
   clock: Clock;
   logger: Logger;
   instruments: Instruments;
+  /**
+   * (+) DB auth mode's API keys and tenants (null or absent in the other modes). Governance
+   * deletions revoke keys through it (keyStore.keys.revokeAll).
+   */
+  keyStore?: KeyStore | null;
 }

@@ -125,6 +125,16 @@ export function createKeyRepository(db: Db): KeyRepository {
       });
     },
 
+    async revokeAll(target, at) {
+      const res = await db.query(
+        `UPDATE api_keys SET revoked_at = $3
+         WHERE tenant_id = $1 AND ($2::text IS NULL OR project_id = $2) AND revoked_at IS NULL`,
+        [target.tenant_id, target.project_id ?? null, at],
+        'keys.revokeAll',
+      );
+      return res.rowCount ?? 0;
+    },
+
     async rotate(scope, keyId, replacement) {
       if (!UUID.test(keyId)) return null;
       return db.tx('keys.rotate', async (q) => {

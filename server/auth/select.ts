@@ -1,0 +1,25 @@
+import { createOidcVerifier } from '../../src/adapters/oidc/verifier.js';
+import type { App } from '../../src/app.js';
+import { effectiveAuthMode } from '../../src/config.js';
+import { createAuthenticator, type Authenticator } from './authenticator.js';
+import { DbKeyAuthenticator } from './db-keys.js';
+import { OidcAuthenticator } from './oidc.js';
+
+/**
+ * The authenticator of the configured mode (SPEC "Authentication"): auto → db when a database
+ * URL is set, else env keys, else dev; db → API keys in PostgreSQL; oidc → JWTs.
+ */
+export function authenticatorFor(app: App): Authenticator {
+  const { config, clock } = app.deps;
+  const mode = effectiveAuthMode(config);
+  if (mode === 'db') {
+    if (!app.keyStore) throw new Error('DB auth mode needs the key store: createApp opens it when SERVICE_DATABASE_URL is set');
+    return new DbKeyAuthenticator(app.keyStore.keys, clock);
+  }
+  if (mode === 'oidc') {
+    const oidc = config.auth.oidc;
+    if (!oidc.issuer) throw new Error('SERVICE_OIDC_ISSUER is required when SERVICE_AUTH_MODE=oidc');
+    return new OidcAuthenticator(oidc, createOidcVerifier({ issuer: oidc.issuer, audience: oidc.audience, jwksUrl: oidc.jwksUrl }), clock);
+  }
+  return createAuthenticator(config);
+}

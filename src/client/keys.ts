@@ -1,0 +1,36 @@
+import {
+  BootstrapResponse, IssuedKey, KeyInfo, KeyListResponse, type CreateKeyRequest,
+} from '../contracts/keys.js';
+import type { ServiceClient } from './service-client.js';
+
+/**
+ * Typed calls of the API key endpoints (DB auth mode), on top of ServiceClient.request().
+ * Secrets come back only from bootstrap, create and rotate; callers must show them once and
+ * never log them.
+ */
+export class KeysClient {
+  constructor(private readonly client: ServiceClient) {}
+
+  /** The first owner key, bought with SERVICE_BOOTSTRAP_TOKEN (no API key needed). */
+  bootstrap(token: string): Promise<BootstrapResponse> {
+    return this.client.request('POST', '/v1/keys/bootstrap', { body: { token }, schema: BootstrapResponse });
+  }
+
+  create(body: CreateKeyRequest): Promise<IssuedKey> {
+    return this.client.request('POST', '/v1/keys', { body, schema: IssuedKey });
+  }
+
+  list(): Promise<KeyListResponse> {
+    return this.client.request('GET', '/v1/keys', { schema: KeyListResponse });
+  }
+
+  revoke(keyId: string): Promise<KeyInfo> {
+    return this.client.request('DELETE', `/v1/keys/${encodeURIComponent(keyId)}`, { schema: KeyInfo });
+  }
+
+  rotate(keyId: string): Promise<IssuedKey> {
+    return this.client.request('POST', `/v1/keys/${encodeURIComponent(keyId)}/rotate`, { schema: IssuedKey });
+  }
+}
+
+export type { BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse } from '../contracts/keys.js';

@@ -1,0 +1,226 @@
+/**
+ * Tenant isolation in DB auth mode: tenant B's keys, on every read and write endpoint, neither
+ * see nor change anything of tenant A (same project id `default` in both). The list of checks
+ * is keyed by route and compared with the server's route registry, so a new endpoint fails
+ * this file until its isolation is checked here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredRoutes } from '../../server/route-registry.js';
+import type { Scope } from '../../src/core/types.js';
+import { requirePostgres } from '../support/pg.js';
+import { bearer, perFileDatabase, provisionKey, startDbServer, type DbServer } from './db-auth-helpers.js';
+import { learnBody } from './helpers.js';
+
+const hasPg = await requirePostgres('tenant isolation');
+const database = perFileDatabase('isolation');
+
+const A: Scope = { tenant_id: 'acme', project_id: 'default' };
+const B: Scope = { tenant_id: 'globex', project_id: 'default' };
+const TASK_A = 'Reconcile the quarterly ledger against bank statements';
+const TASK_A2 = 'Email customers whose subscription expires next week';
+const ISSUE_A = 'acme evaluator says the ledger totals are never validated';
+
+interface Snapshot {
+  export: unknown;
+  metrics: unknown;
+  keys: unknown;
+  feedback: unknown;
+  retention: unknown;
+  rollup: unknown;
+  events: unknown;
+}
+
+describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
+  let t: DbServer;
+  let a: Record<string, string>;
+  let b: Record<string, string>;
+  let aPatternKeys: string[];
+  let aExtraKeyId: string;
+  let aExtraSecret: string;
+  let aJobId: string;
+  let before: Snapshot;
+
+  const snapshot = async (headers: Record<string, string>): Promise<Snapshot> => ({
+    export: (await t.call('GET', '/v1/export', undefined, headers)).json(),
+    metrics: (await t.call('GET', '/v1/metrics', undefined, headers)).json(),
+    keys: (await t.call('GET', '/v1/keys', undefined, headers)).json(),
+    feedback: await t.app.deps.storage.feedback.list(A),
+    retention: (await t.call('GET', '/v1/governance/retention', undefined, headers)).json(),
+    rollup: (await t.call('GET', '/v1/analytics/rollup/weekly', undefined, headers)).json(),
+    events: (await t.call('GET', '/v1/analytics/events?limit=1000', undefined, headers)).json(),
+  });
+
+  beforeAll(async () => {
+    // No job worker: A's queued job stays pending, so a cross-tenant cancel would show.
+    t = await startDbServer((await database.schema()).url, {}, {}, { runJobs: false });
+    a = bearer((await provisionKey(t.keyStore, { ...A, role: 'owner' })).secret);
+    b = bearer((await provisionKey(t.keyStore, { ...B, role: 'owner' })).secret);
+
+    aPatternKeys = [];
+    for (const task of [TASK_A, TASK_A2]) aPatternKeys.push((await t.call('POST', '/v1/learn', learnBody(task), a)).json().pattern_key);
+    expect((await t.call('POST', '/v1/skills/register', { pattern_key: aPatternKeys[0], skills: ['ledger'] }, a)).statusCode).toBe(200);
+    const at = new Date().toISOString();
+    await t.app.deps.storage.feedback.upsert(A, [{ id: 'fa1', text: ISSUE_A, count: 3, score: 0.8, last_seen: at, last_decayed_at: null, tasks: [TASK_A] }]);
+    const extra = (await t.call('POST', '/v1/keys', { name: 'acme extra' }, a)).json();
+    aExtraKeyId = extra.key_id;
+    aExtraSecret = extra.secret;
+    const job = await t.call('POST', '/v1/aging', undefined, { ...a, prefer: 'respond-async' });
+    expect(job.statusCode).toBe(202);
+    aJobId = job.json().job_id;
+    expect((await t.call('PUT', '/v1/governance/retention', { retention_days: 30 }, a)).statusCode).toBe(200);
+    expect((await t.call('POST', '/v1/analytics/rollup', { window: 'weekly' }, a)).statusCode).toBe(200);
+    before = await snapshot(a);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await database.drop();
+  });
+
+  const json = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+    const res = await t.call(method, url, body, b);
+    return { status: res.statusCode, body: res.json() };
+  };
+  const noAKeysIn = (value: unknown) => {
+    for (const key of aPatternKeys) expect(JSON.stringify(value)).not.toContain(key);
+  };
+
+  /** Tenant B on each route: what it must not see or change of tenant A. */
+  const checks: Record<string, () => Promise<void>> = {
+    'POST /v1/learn': async () => {
+      const res = await json('POST', '/v1/learn', learnBody(TASK_A));
+      expect(res.body).toMatchObject({ stored: true, pattern_count: 1 });
+      noAKeysIn(res.body);
+    },
+    'POST /v1/recall': async () => {
+      const res = await json('POST', '/v1/recall', { task: TASK_A2 });
+      expect(res.status).toBe(200);
+      noAKeysIn(res.body);
+    },
+    'GET /v1/recall': async () => {
+      const res = await json('GET', `/v1/recall?task=${encodeURIComponent(TASK_A)}&limit=50`);
+      expect(res.status).toBe(200);
+      noAKeysIn(res.body);
+    },
+    'GET /v1/metrics': async () => {
+      expect((await json('GET', '/v1/metrics')).body).toMatchObject({ pattern_count: 1, runs: 1 });
+    },
+    'POST /v1/aging': async () => {
+      expect((await json('POST', '/v1/aging')).body).toMatchObject({ remaining: 1 });
+    },
+    'DELETE /v1/patterns/:key': async () => {
+      for (const key of aPatternKeys) expect((await json('DELETE', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
+    },
+    'POST /v1/skills/register': async () => {
+      expect((await json('POST', '/v1/skills/register', { pattern_key: aPatternKeys[1], skills: ['stolen'] })).status).toBe(404);
+    },
+    'POST /v1/skills/search': async () => {
+      expect((await json('POST', '/v1/skills/search', { skills: ['ledger'] })).body).toMatchObject({ count: 0 });
+    },
+    'GET /v1/export': async () => {
+      const res = await json('GET', '/v1/export');
+      expect(res.body.count).toBe(1);
+      noAKeysIn(res.body);
+    },
+    'POST /v1/import': async () => {
+      // A's key with overwrite lands in B's scope; A's record stays as it was.
+      const res = await json('POST', '/v1/import', { records: [{ key: aPatternKeys[0], task: 'overwritten?', code: 'x', eval_score: 1 }], overwrite: true });
+      expect(res.body).toMatchObject({ imported: 1, total: 1 });
+    },
+    'GET /v1/health': async () => {
+      expect((await json('GET', '/v1/health')).body.pattern_count).toBe(2);
+    },
+    'GET /v1/health/deep': async () => {
+      // Process-wide probes only: no tenant data in the answer.
+      const res = await json('GET', '/v1/health/deep');
+      expect(JSON.stringify(res.body)).not.toMatch(/acme|ledger/i);
+    },
+    // The LLM endpoints answer 501 without a provider; what they read of the feedback store
+    // is the analyze-failures / feedback scope checked below.
+    'POST /v1/evaluate': async () => expect((await json('POST', '/v1/evaluate', { task: TASK_A, code: 'x' })).status).toBe(501),
+    'POST /v1/compose': async () => expect((await json('POST', '/v1/compose', { task: TASK_A })).status).toBe(501),
+    'POST /v1/evolve': async () => expect((await json('POST', '/v1/evolve', { role: 'coder', current_prompt: 'p' })).status).toBe(501),
+    'POST /v1/analyze-failures': async () => {
+      const res = await json('POST', '/v1/analyze-failures', {});
+      expect(res.body.clusters).toEqual([]);
+    },
+    'GET /v1/feedback': async () => {
+      expect((await json('GET', '/v1/feedback')).body.feedback).toEqual([]);
+    },
+    'POST /v1/feedback/decay': async () => {
+      expect((await json('POST', '/v1/feedback/decay')).status).toBe(200);
+    },
+    'POST /v1/analytics/rollup': async () => {
+      const res = await json('POST', '/v1/analytics/rollup', { window: 'daily' });
+      expect(res.body.learn.count).toBe(1);
+    },
+    'GET /v1/analytics/rollup/:window': async () => {
+      // A computed a weekly rollup, B never did.
+      expect((await json('GET', '/v1/analytics/rollup/weekly')).status).toBe(404);
+    },
+    'GET /v1/analytics/events': async () => {
+      const res = await json('GET', '/v1/analytics/events?limit=1000');
+      expect(res.body.events.filter((e: { kind: string }) => e.kind === 'learn')).toHaveLength(1);
+    },
+    'GET /v1/governance/retention': async () => {
+      expect((await json('GET', '/v1/governance/retention')).body).toEqual({ retention_days: 365, source: 'default' });
+    },
+    'PUT /v1/governance/retention': async () => {
+      expect((await json('PUT', '/v1/governance/retention', { retention_days: 1 })).status).toBe(200);
+    },
+    'POST /v1/governance/retention/apply': async () => {
+      expect((await json('POST', '/v1/governance/retention/apply', { dry_run: false })).status).toBe(200);
+    },
+    'GET /v1/jobs': async () => {
+      const res = await json('GET', '/v1/jobs');
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body)).not.toContain(aJobId);
+    },
+    'GET /v1/jobs/:id': async () => {
+      expect((await json('GET', `/v1/jobs/${aJobId}`)).status).toBe(404);
+    },
+    'POST /v1/jobs/:id/cancel': async () => {
+      expect((await json('POST', `/v1/jobs/${aJobId}/cancel`)).status).toBe(404);
+    },
+    'POST /v1/keys': async () => {
+      const res = await json('POST', '/v1/keys', { name: 'globex key' });
+      expect(res.status).toBe(201);
+      expect(res.body.project_id).toBe('default');
+    },
+    'GET /v1/keys': async () => {
+      const res = await json('GET', '/v1/keys');
+      expect(res.body.keys.map((k: { name: string }) => k.name).sort()).toEqual(['globex key', 'owner of globex/default']);
+      expect(JSON.stringify(res.body)).not.toContain(aExtraKeyId);
+    },
+    'DELETE /v1/keys/:id': async () => {
+      expect((await json('DELETE', `/v1/keys/${aExtraKeyId}`)).status).toBe(404);
+    },
+    'POST /v1/keys/:id/rotate': async () => {
+      expect((await json('POST', `/v1/keys/${aExtraKeyId}/rotate`)).status).toBe(404);
+    },
+  };
+
+  it('has an isolation check for every authenticated route', () => {
+    const routes = registeredRoutes(t.server).filter((r) => !r.config.public).map((r) => `${r.method} ${r.url}`);
+    expect(routes.filter((r) => !(r in checks)), 'routes without an isolation check').toEqual([]);
+  });
+
+  it("tenant B's keys see and change nothing of tenant A, on every route", async () => {
+    for (const [route, check] of Object.entries(checks)) {
+      try {
+        await check();
+      } catch (err) {
+        throw new Error(`${route}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    // A's data, keys and feedback are exactly as before B's calls, and A's keys still work.
+    expect(await snapshot(a)).toEqual(before);
+    expect((await t.call('GET', `/v1/jobs/${aJobId}`, undefined, a)).json().status).toBe('pending');
+    expect((await t.call('GET', '/v1/metrics', undefined, bearer(aExtraSecret))).statusCode).toBe(200);
+    // And the other way round: A does not see B's copy of its task.
+    const exported = (await t.call('GET', '/v1/export', undefined, a)).json();
+    expect(exported.records.map((r: { task: string }) => r.task)).not.toContain('overwritten?');
+    const recalled = (await t.call('POST', '/v1/recall', { task: TASK_A, limit: 50, readonly: true }, a)).json();
+    expect(recalled.matches.map((m: { pattern_key: string }) => m.pattern_key).every((k: string) => aPatternKeys.includes(k))).toBe(true);
+  });
+});
