@@ -1,8 +1,10 @@
 import { Argument, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import { AnalyticsClient, type EventsResponse, type RollupResponse } from '../src/client/analytics.js';
+import { RollupResponse as RollupContract } from '../src/contracts/analytics.js';
 import { ROLLUP_WINDOWS, type RollupWindow } from '../src/core/roi.js';
 import { action } from './shared/context.js';
+import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, finiteNumber, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { table } from './shared/output.js';
 
@@ -21,9 +23,12 @@ export function register(program: Command): void {
     .description('compute the rollup of the window ending now (and store it)')
     .addArgument(windowArgument());
   addClientOptions(rollup);
-  rollup.action(action(async (window: RollupWindow, opts: ClientOptionValues, command: Command) =>
+  addAsyncOptions(rollup);
+  rollup.action(action(async (window: RollupWindow, opts: ClientOptionValues & AsyncOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await out.withSpinner('computing…', () => new AnalyticsClient(client).rollup({ window }));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'analytics_rollup', body: { window }, schema: RollupContract },
+        () => out.withSpinner('computing…', () => new AnalyticsClient(client).rollup({ window })));
+      if (res === undefined) return;
       out.result(res, () => renderRollup(res, out.color));
     })));
 

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { LlmClient, type ComposeResponse } from '../src/client/llm.js';
+import { LlmClient } from '../src/client/llm.js';
+import { ComposeResponse } from '../src/contracts/llm.js';
 import { action, ioOf } from './shared/context.js';
+import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { readTextArg } from './shared/input.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 import { snippet, table, type Output } from './shared/output.js';
@@ -11,11 +13,14 @@ export function register(program: Command): void {
     .description('(experimental) split a task into a 2-4 stage pipeline, each stage matched to stored patterns')
     .argument('<task>', 'the task: literal text, - for stdin, @file to read a file');
   addClientOptions(cmd);
+  addAsyncOptions(cmd);
 
-  cmd.action(action(async (taskArg: string, opts: ClientOptionValues, command: Command) => {
+  cmd.action(action(async (taskArg: string, opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     const task = await readTextArg(taskArg, ioOf(command).stdin, 'task');
     return withClient(opts, command, async (client, out) => {
-      const res = await out.withSpinner('composing…', () => new LlmClient(client).compose({ task }));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task }, schema: ComposeResponse },
+        () => out.withSpinner('composing…', () => new LlmClient(client).compose({ task })));
+      if (res === undefined) return;
       out.result(res, () => renderPipeline(out, res));
     });
   }));

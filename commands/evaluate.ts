@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import ora from 'ora';
 import { ApiError } from '../src/client/index.js';
-import { LlmClient, type EvaluateRequest, type EvaluateResponse } from '../src/client/llm.js';
+import { JobsClient } from '../src/client/jobs.js';
+import { LlmClient, type EvaluateRequest } from '../src/client/llm.js';
+import { EvaluateResponse } from '../src/contracts/llm.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
+import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf, type Io } from './shared/context.js';
 import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
 import { writeFileAtomic } from './shared/files.js';
@@ -10,7 +13,7 @@ import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './share
 import { addClientOptions, finiteNumber, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type Output } from './shared/output.js';
 
-interface EvaluateOptions extends ClientOptionValues {
+interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   task?: string;
   code?: string;
   output?: string;
@@ -45,15 +48,21 @@ export function register(program: Command): void {
     .option('--batch <file>', 'evaluate every line of a JSONL file ({task, code, output?, name?}); - for stdin')
     .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
   addClientOptions(cmd);
+  addAsyncOptions(cmd);
 
   cmd.action(action(async (opts: EvaluateOptions, command: Command) => {
     const io = ioOf(command);
     const cases = opts.batch !== undefined ? await batchCases(opts, io) : [await singleCase(opts, io)];
+    if (opts.async && !opts.wait && opts.batch !== undefined) throw new UsageError('--async submits one evaluation; with --batch use --wait');
     return withClient(opts, command, async (client, out) => {
+      if (opts.async && !opts.wait) return printAccepted(out, await new JobsClient(client).submit('evaluate', cases[0].request));
+      // --wait: each case runs as a background job (same result; survives a server restart).
       const api = new LlmClient(client);
+      const jobs = new JobsClient(client);
+      const evaluateOne = (req: EvaluateRequest) => (opts.wait ? jobs.run('evaluate', req, EvaluateResponse) : api.evaluate(req));
       const outcomes = opts.batch !== undefined
-        ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(api, c, opts))
-        : [await out.withSpinner('evaluating…', () => evaluateCase(api, cases[0], opts))];
+        ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
+        : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
       if (opts.junit) await writeFileAtomic(opts.junit, junitXml(outcomes, new Date()));
       return opts.batch !== undefined ? reportBatch(io, out, outcomes) : reportSingle(io, out, outcomes[0], opts);
     });
@@ -119,10 +128,14 @@ export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOption
   return reasons;
 }
 
-async function evaluateCase(api: LlmClient, c: EvalCase, opts: EvaluateOptions): Promise<CaseOutcome & { cause?: unknown }> {
+async function evaluateCase(
+  evaluateOne: (req: EvaluateRequest) => Promise<EvaluateResponse>,
+  c: EvalCase,
+  opts: EvaluateOptions,
+): Promise<CaseOutcome & { cause?: unknown }> {
   const started = performance.now();
   try {
-    const result = await api.evaluate(c.request);
+    const result = await evaluateOne(c.request);
     return { name: c.name, seconds: (performance.now() - started) / 1000, result, gateFailures: gateFailures(result, opts), error: null };
   } catch (err) {
     const kind = err instanceof ApiError ? `http-${err.status}` : err instanceof Error ? err.name : 'error';

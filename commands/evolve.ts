@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { LlmClient } from '../src/client/llm.js';
+import { EvolveResponse } from '../src/contracts/llm.js';
 import { action, ioOf } from './shared/context.js';
+import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { assertSingleStdin, readTextArg } from './shared/input.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 
-interface EvolveOptions extends ClientOptionValues {
+interface EvolveOptions extends ClientOptionValues, AsyncOptionValues {
   role: string;
   prompt: string;
   numIssues?: number;
@@ -18,6 +20,7 @@ export function register(program: Command): void {
     .requiredOption('--prompt <text>', 'the current prompt: literal text, - for stdin, @file to read a file')
     .option('--num-issues <n>', 'recurring issues to address, 1 to 20 (server default 5)', integerIn(1, 20));
   addClientOptions(cmd);
+  addAsyncOptions(cmd);
 
   cmd.action(action(async (opts: EvolveOptions, command: Command) => {
     const { stdin } = ioOf(command);
@@ -25,8 +28,10 @@ export function register(program: Command): void {
     const role = await readTextArg(opts.role, stdin, '--role');
     const prompt = await readTextArg(opts.prompt, stdin, '--prompt');
     return withClient(opts, command, async (client, out) => {
-      const res = await out.withSpinner('evolving…', () =>
-        new LlmClient(client).evolve({ role, current_prompt: prompt, num_issues: opts.numIssues }));
+      const body = { role, current_prompt: prompt, num_issues: opts.numIssues };
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'evolve', body, schema: EvolveResponse },
+        () => out.withSpinner('evolving…', () => new LlmClient(client).evolve(body)));
+      if (res === undefined) return;
       out.result(res, () => {
         const c = out.color;
         const lines = [res.accepted ? c.green('accepted') : c.yellow('not accepted'), res.reason];

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { LlmClient } from '../src/client/llm.js';
+import { FeedbackDecayResponse } from '../src/contracts/llm.js';
 import { action } from './shared/context.js';
+import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { snippet, table } from './shared/output.js';
 
@@ -41,9 +43,12 @@ export function register(program: Command): void {
 
   const decay = group.command('decay').description('decay issue scores (x0.9 per week) and prune faded ones');
   addClientOptions(decay);
-  decay.action(action(async (opts: ClientOptionValues, command: Command) => {
+  addAsyncOptions(decay);
+  decay.action(action(async (opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await new LlmClient(client).decayFeedback();
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'feedback_decay', schema: FeedbackDecayResponse },
+        () => new LlmClient(client).decayFeedback());
+      if (res === undefined) return;
       out.result(res, () => `decayed ${res.decayed} issues, pruned ${res.pruned}`);
     });
   }));

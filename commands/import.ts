@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { ImportRecord } from '../src/contracts/memory.js';
 import type { ImportRecord as ImportRecordInput } from '../src/client/index.js';
+import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { readTextArg } from './shared/input.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 
-interface ImportOptions extends ClientOptionValues {
+interface ImportOptions extends ClientOptionValues, AsyncOptionValues {
   overwrite?: boolean;
 }
 
@@ -19,6 +20,7 @@ export function register(program: Command): void {
     .argument('<file>', 'the JSON file, or - for stdin')
     .option('--overwrite', 'replace patterns whose key already exists (default: skip them)');
   addClientOptions(cmd);
+  addAsyncOptions(cmd);
 
   cmd.action(action(async (file: string, opts: ImportOptions, command: Command) => {
     const source = file === '-' ? '-' : `@${file}`;
@@ -26,6 +28,11 @@ export function register(program: Command): void {
     const records = parseRecords(text, file === '-' ? 'stdin' : file);
 
     return withClient(opts, command, async (client, out) => {
+      if (opts.async || opts.wait) {
+        const waited = await importViaJobs(opts, client, out, records);
+        if (waited) out.result(waited, () => `imported ${waited.imported}, skipped ${waited.skipped} (total ${waited.total})`);
+        return;
+      }
       const totals = await client.importAll(records, {
         overwrite: opts.overwrite === true,
         onProgress: (sent, total) => out.progress(`imported ${sent}/${total} records`),

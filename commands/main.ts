@@ -16,6 +16,12 @@ import { register as registerEvolve } from './evolve.js';
 import { register as registerFeedback } from './feedback.js';
 import { register as registerMigrate } from './migrate.js';
 import { register as registerMigrateData } from './migrate-data.js';
+import { register as registerBootstrap } from './bootstrap.js';
+import { register as registerKeys } from './keys.js';
+import { register as registerAnalytics } from './analytics.js';
+import { register as registerRetention } from './retention.js';
+import { register as registerJobs } from './jobs.js';
+import { register as registerAging } from './aging.js';
 
 /**
  * The `service` program. Returns the exit code instead of exiting, so tests can call it and
@@ -51,6 +57,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   registerFeedback(program);
   registerMigrate(program);
   registerMigrateData(program);
+  registerBootstrap(program);
+  registerKeys(program);
+  registerAnalytics(program);
+  registerRetention(program);
+  registerJobs(program);
+  registerAging(program);
 
   try {
     await program.parseAsync(argv);

@@ -18,7 +18,7 @@ export function register(program: Command): void {
       // takes its lock: while a server holds the data path this fails with the storage's message.
       // Loaded lazily so client commands never load storage and the model runtime.
       const [{ createApp }, { reindex }] = await Promise.all([import('../src/app.js'), import('../src/services/reindex.js')]);
-      const app = await createApp(loadConfig(), {}, { allowEmbeddingMismatch: true });
+      const app = await createApp(loadConfig(), {}, { allowEmbeddingMismatch: true, runJobs: false });
       try {
         const result = await reindex(app.deps, (done, total) => out.progress(`reindexing ${done}/${total} patterns`));
         out.progressDone();

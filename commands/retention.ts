@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { RetentionClient } from '../src/client/analytics.js';
+import { RetentionApplyResponse } from '../src/contracts/governance.js';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
 import { action } from './shared/context.js';
+import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 
-interface ApplyOptions extends ClientOptionValues {
+interface ApplyOptions extends ClientOptionValues, AsyncOptionValues {
   dryRun?: boolean;
 }
 
@@ -48,9 +50,13 @@ export function register(program: Command): void {
     .description('delete every pattern past its retention (irreversible; try --dry-run first)')
     .option('--dry-run', 'only count what would be deleted');
   addClientOptions(apply);
+  addAsyncOptions(apply);
   apply.action(action(async (opts: ApplyOptions, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await out.withSpinner('applying retention…', () => new RetentionClient(client).apply(opts.dryRun === true));
+      const body = { dry_run: opts.dryRun === true };
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body, schema: RetentionApplyResponse },
+        () => out.withSpinner('applying retention…', () => new RetentionClient(client).apply(body.dry_run)));
+      if (res === undefined) return;
       out.result(res, () =>
         res.dry_run
           ? `${res.purged_count} patterns are past retention (dry run: nothing deleted)`

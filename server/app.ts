@@ -1,14 +1,20 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../src/app.js';
-import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
+import type { Authenticator } from './auth/authenticator.js';
+import { authenticatorFor } from './auth/select.js';
 import { installAuth } from './plugins/auth.js';
 import { installErrorHandling } from './plugins/errors.js';
 import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
+import { installRouteRegistry } from './route-registry.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
+import { jobRoutes } from './routes/jobs.js';
+import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { memoryRoutes } from './routes/memory.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -28,7 +34,7 @@ export interface BuildServerOptions {
 export async function buildServer(app: App, options: BuildServerOptions = {}): Promise<FastifyInstance> {
   const { deps } = app;
   const { config } = deps;
-  const authenticator = options.authenticator ?? createAuthenticator(config);
+  const authenticator = options.authenticator ?? authenticatorFor(app);
   const maybePino = deps.logger as unknown as Partial<FastifyBaseLogger>;
   const isPino = typeof maybePino.child === 'function' && typeof maybePino.level === 'string';
 
@@ -48,6 +54,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // Registered first: its hook answers preflights before auth would refuse them.
     await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after'] });
   }
+  installRouteRegistry(server);
   installJsonBodies(server);
   installErrorHandling(server, config.maxBodySize);
   installRequestId(server);
@@ -61,11 +68,33 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   transferRoutes(server, deps);
   metricsRoutes(server, deps, app.metrics);
   llmRoutes(server, deps);
+  jobRoutes(server, deps);
+  analyticsRoutes(server, deps);
+  governanceRoutes(server, deps);
+  keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
 
   if (authenticator.mode === 'dev') deps.logger.warn({ auth: authenticator.mode }, authenticator.description);
   else deps.logger.info({ auth: authenticator.mode }, `authentication: ${authenticator.description}`);
+  await remindAboutBootstrapToken(app, authenticator.mode);
 
   return server;
+}
+
+/** The bootstrap token opens POST /v1/keys/bootstrap; once used it should leave the environment. */
+async function remindAboutBootstrapToken(app: App, mode: Authenticator['mode']): Promise<void> {
+  if (app.deps.config.auth.bootstrapToken === null) return;
+  const { logger } = app.deps;
+  if (mode !== 'db' || !app.keyStore) {
+    logger.warn({ auth: mode }, 'SERVICE_BOOTSTRAP_TOKEN is set but unused: bootstrap needs DB auth mode; remove it');
+    return;
+  }
+  const used = await app.keyStore.tenants.anyKeyExists().catch(() => false);
+  logger.warn(
+    { auth: mode },
+    used
+      ? 'SERVICE_BOOTSTRAP_TOKEN is still set although API keys exist: remove it from the environment (bootstrap is closed)'
+      : 'SERVICE_BOOTSTRAP_TOKEN is set: run `service bootstrap` once, then remove the token from the environment',
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import { effectiveAuthMode, type Config } from './config.js';
 import type { EmbeddingInfo } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { createLlm } from './adapters/llm/index.js';
@@ -6,9 +6,12 @@ import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
+import type { KeyStore } from './ports/keys.js';
 import type { Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
 import type { ServiceDeps } from './services/deps.js';
+import { JobRunner } from './services/job-runner.js';
+import type { PostgresJobRepository } from './adapters/storage/postgres/jobs.js';
 
 /** The composed application: everything the server, jobs and local commands need. */
 export interface App {
@@ -17,6 +20,10 @@ export interface App {
   metrics: PrometheusMetrics;
   /** When createApp finished (deep health's uptime). */
   startedAt: Date;
+  /** DB auth mode: API keys and tenants in PostgreSQL; null in the other auth modes. */
+  keyStore: KeyStore | null;
+  /** The background job worker (started unless options.runJobs is false; stopped by close()). */
+  jobRunner: JobRunner;
   /** Closes storage (files, locks, pools) and the embedder; safe to call twice. */
   close(): Promise<void>;
 }
@@ -27,6 +34,8 @@ export interface CreateAppOptions {
    * exists to repair exactly that mismatch.
    */
   allowEmbeddingMismatch?: boolean;
+  /** Run queued jobs in this process (default true; `serve` needs it, one-shot commands may not). */
+  runJobs?: boolean;
 }
 
 /**
@@ -40,29 +49,55 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
 
-  const storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
+  let storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
+  let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
+  let jobStore: PostgresJobRepository | null = null;
   try {
+    if (!storage.jobs && storage.kind === 'postgres' && config.databaseUrl) {
+      // The PostgreSQL adapter has no queue of its own yet: compose one over its database.
+      jobStore = await openJobStore(config, { logger, instruments });
+      storage = { ...storage, jobs: jobStore };
+    }
+    if (effectiveAuthMode(config) === 'db') {
+      keyStore = await openKeyStore(config, { logger, instruments });
+      // DB mode keeps its audit log in PostgreSQL even when patterns live in JSON files.
+      if (storage.kind !== 'postgres') storage = { ...storage, audit: keyStore.audit };
+    }
     embedder = overrides.embedder
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
     if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
   } catch (err) {
     await embedder?.close?.().catch(() => undefined);
+    await keyStore?.close().catch(() => undefined);
+    await jobStore?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     throw err;
   }
   const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments });
 
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments };
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore };
+  const jobRunner = new JobRunner(deps, {
+    pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
+    maxConcurrent: config.jobs.maxConcurrent,
+    staleAfterMs: config.jobs.staleSeconds * 1000,
+  });
+  if (options.runJobs !== false) jobRunner.start();
   let closing: Promise<void> | null = null;
   return {
     deps,
     metrics,
     startedAt: clock.now(),
+    keyStore,
+    jobRunner,
     close() {
       closing ??= (async () => {
+        // Jobs first: they still use the embedder and storage while they finish.
+        await jobRunner.stop();
+        await jobStore?.close().catch((err: unknown) => logger.warn({ err }, 'job queue close failed'));
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
+        await keyStore?.close().catch((err: unknown) => logger.warn({ err }, 'key store close failed'));
         await storage.close();
       })();
       return closing;
@@ -78,6 +113,17 @@ async function createStorage(config: Config, opts: { logger: Logger; instruments
   }
   const { createJsonStorage } = await import('./adapters/storage/json/index.js');
   return createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
+}
+
+async function openJobStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<PostgresJobRepository> {
+  const { openPostgresJobRepository } = await import('./adapters/storage/postgres/jobs.js');
+  return openPostgresJobRepository(config, opts);
+}
+
+async function openKeyStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<KeyStore> {
+  // Loaded only in DB auth mode, like the PostgreSQL storage.
+  const { createPostgresKeyStore } = await import('./adapters/storage/postgres/keys.js');
+  return createPostgresKeyStore(config, opts);
 }
 
 function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {

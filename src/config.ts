@@ -46,6 +46,8 @@ export interface Config {
     localModelPath: string | null;
   };
   tiers: { duplicate: number; adapt: number };
+  /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
+  failureClusterThreshold: number;
   auth: {
     mode: AuthMode;
     apiKeys: string[];
@@ -73,7 +75,8 @@ export interface Config {
   telemetry: { enabled: boolean; endpoint: string };
   metrics: { enabled: boolean; token: string | null };
   payment: { secretKey: string | null; webhookSecret: string | null };
-  jobs: { pollIntervalSeconds: number; maxConcurrent: number };
+  /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
+  jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
   server: { host: string; port: number };
 }
 
@@ -192,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
       localModelPath: str(env, 'SERVICE_EMBEDDING_MODEL_PATH'),
     },
     tiers: { duplicate, adapt },
+    failureClusterThreshold: num(env, 'SERVICE_FAILURE_CLUSTER_THRESHOLD', 0.8, { min: 0, max: 1 }),
     auth: {
       mode: authMode,
       apiKeys: list(env, 'SERVICE_API_KEYS'),
@@ -231,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: {
       pollIntervalSeconds: num(env, 'SERVICE_JOB_POLL_INTERVAL', 2.0, { min: 0.05, max: 3600 }),
       maxConcurrent: num(env, 'SERVICE_JOB_MAX_CONCURRENT', 3, { min: 1, max: 100, int: true }),
+      staleSeconds: num(env, 'SERVICE_JOB_STALE_SECONDS', 60, { min: 1, max: 86_400 }),
     },
     server: {
       host: str(env, 'SERVICE_HOST') ?? '127.0.0.1',

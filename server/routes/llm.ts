@@ -11,6 +11,7 @@ import { evolve } from '../../src/services/evolve.js';
 import { decayFeedback, listFeedback } from '../../src/services/feedback.js';
 import { authed } from '../context.js';
 import { parseWith } from '../http.js';
+import { acceptAsync, wantsAsync } from '../async.js';
 
 const EmptyBody = z.object({}).strict().optional();
 
@@ -19,18 +20,21 @@ const EmptyBody = z.object({}).strict().optional();
  * feedback store they feed and analyze-failures, which needs only the embedder.
  */
 export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.post('/v1/evaluate', { config: { permission: 'evaluate', rateClass: 'expensive' } }, async (request) => {
+  app.post('/v1/evaluate', { config: { permission: 'evaluate', rateClass: 'expensive' } }, async (request, reply) => {
     const input = parseWith(EvaluateRequest, request.body);
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evaluate', input);
     return evaluate(deps, authed(request).scope, input);
   });
 
-  app.post('/v1/compose', { config: { permission: 'compose', rateClass: 'expensive' } }, async (request) => {
+  app.post('/v1/compose', { config: { permission: 'compose', rateClass: 'expensive' } }, async (request, reply) => {
     const input = parseWith(ComposeRequest, request.body);
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'compose', input);
     return compose(deps, authed(request).scope, input);
   });
 
-  app.post('/v1/evolve', { config: { permission: 'evolve', rateClass: 'expensive' } }, async (request) => {
+  app.post('/v1/evolve', { config: { permission: 'evolve', rateClass: 'expensive' } }, async (request, reply) => {
     const input = parseWith(EvolveRequest, request.body);
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evolve', input);
     return evolve(deps, authed(request).scope, input);
   });
 
@@ -45,8 +49,9 @@ export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     return listFeedback(deps, authed(request).scope, input);
   });
 
-  app.post('/v1/feedback/decay', { config: { permission: 'feedback:decay' } }, async (request) => {
+  app.post('/v1/feedback/decay', { config: { permission: 'feedback:decay' } }, async (request, reply) => {
     parseWith(EmptyBody, request.body);
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'feedback_decay', null);
     return decayFeedback(deps, authed(request).scope);
   });
 }

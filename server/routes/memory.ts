@@ -13,6 +13,7 @@ import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
+import { acceptAsync, wantsAsync } from '../async.js';
 
 /** Operations that take no body accept none, or an empty JSON object. */
 const EmptyBody = z.object({}).strict().optional();
@@ -45,8 +46,9 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     return getMetrics(deps, authed(request).scope);
   });
 
-  app.post('/v1/aging', { config: { permission: 'aging' } }, async (request) => {
+  app.post('/v1/aging', { config: { permission: 'aging' } }, async (request, reply) => {
     parseWith(EmptyBody, request.body);
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', null);
     return runAging(deps, authed(request).scope);
   });
 

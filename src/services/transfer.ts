@@ -1,8 +1,10 @@
+import { QuotaExceededError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
+import { firstDayOfNextMonth } from './learn.js';
 import { parsePatternKey } from './patterns.js';
 
 /** One exported pattern: every field plus governance metadata; never the vector. */
@@ -115,6 +117,7 @@ export async function importRecords(
       writes.push({ record: toPatternRecord(deps, id, r, redactionCounts), replace: exists });
     }
     if (writes.length === 0) continue;
+    await enforceImportQuota(deps, scope, ctx, writes.filter((w) => !w.replace).length);
 
     const vectors = await deps.embedder.embed(writes.map((w) => w.record.task));
     for (let i = 0; i < writes.length; i++) {
@@ -132,6 +135,17 @@ export async function importRecords(
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total: input.records.length });
   return { imported, skipped, total: input.records.length };
+}
+
+/**
+ * A key's max_patterns (as in learn) → 429 quota_exceeded before a batch that would pass it.
+ * Batches imported before the refusal stay imported; the 429 reports the count they reached.
+ */
+async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
+  const limit = ctx.max_patterns;
+  if (limit === null || limit === undefined || newPatterns === 0) return;
+  const current = await deps.storage.patterns.count(scope);
+  if (current + newPatterns > limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(deps.clock.now()));
 }
 
 function toPatternRecord(

@@ -3,6 +3,7 @@ import { noopInstruments, type Instruments } from '../../../ports/observability.
 import type { Storage } from '../../../ports/storage.js';
 import { AuditLog } from './audit-log.js';
 import { ensureDirDurable, removeStaleTemps } from './fs-durable.js';
+import { JsonJobQueue, queueOperations } from './jobs-repo.js';
 import { acquireLock } from './lock.js';
 import { MetaFile } from './meta-file.js';
 import { createPatternRepository } from './patterns-repo.js';
@@ -11,6 +12,7 @@ import {
   createAnalyticsRepository, createEvalRepository, createFeedbackRepository, createMetricsRepository,
   createSkillRepository,
 } from './scope-repos.js';
+import { createJsonSettingsStore } from './settings-repos.js';
 
 export interface JsonStorageOptions {
   /** Root directory (SERVICE_DATA_PATH); created when missing. */
@@ -75,12 +77,15 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
   });
   const audit = new AuditLog(dataPath);
   const meta = new MetaFile(dataPath);
+  const settings = createJsonSettingsStore(dataPath);
+  let jobQueue: JsonJobQueue;
   try {
     const started = performance.now();
     await removeStaleTemps(dataPath);
     await meta.load();
     await audit.init();
     await registry.loadAll();
+    jobQueue = await JsonJobQueue.open(dataPath);
     instruments.storageOp('json', 'load', (performance.now() - started) / 1000);
   } catch (err) {
     await registry.closeAll().catch(() => undefined);
@@ -104,6 +109,9 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     skills: wrap('skills', createSkillRepository(registry)),
     metrics: wrap('metrics', createMetricsRepository(registry)),
     analytics: wrap('analytics', createAnalyticsRepository(registry)),
+    rollups: wrap('rollups', settings.rollups),
+    projects: wrap('projects', settings.projects),
+    jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
     audit: wrap('audit', { append: (e) => audit.append(e), list: (f) => audit.list(f) } satisfies Storage['audit']),
     meta: wrap('meta', {
       getEmbeddingInfo: async () => meta.embedding,
@@ -130,6 +138,8 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
           await registry.closeAll();
           await audit.close();
           await meta.close();
+          await settings.close();
+          await jobQueue.close();
         } finally {
           await lock.release();
         }

@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import type { z } from 'zod';
+import type { ServiceClient } from '../../src/client/index.js';
+import { JobsClient, resultOf, submitImportJobs, type AsyncOperation } from '../../src/client/jobs.js';
+import { ImportResponse } from '../../src/contracts/memory.js';
+import type { Output } from './output.js';
+
+/**
+ * `--async` / `--wait` for the commands whose endpoint accepts `Prefer: respond-async`.
+ * A command adds the flags with addAsyncOptions(cmd) and wraps its request:
+ *
+ *   const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body, schema: ComposeResponse },
+ *     () => out.withSpinner('composing…', () => new LlmClient(client).compose(body)));
+ *   if (res === undefined) return; // --async: the job id was printed
+ *   out.result(res, () => render(res));
+ */
+export interface AsyncOptionValues {
+  async?: boolean;
+  wait?: boolean;
+}
+
+export function addAsyncOptions(cmd: Command): Command {
+  return cmd
+    .option('--async', 'run as a background job: print its id and return (follow with `service jobs wait <id>`)')
+    .option('--wait', 'run as a background job and wait for its result (survives a server restart)');
+}
+
+export interface AsyncRequest<T> {
+  operation: AsyncOperation;
+  body?: unknown;
+  /** The synchronous response's contract: a waited-for result is checked with it. */
+  schema: z.ZodType<T>;
+}
+
+/** Prints an accepted job: its id (human) or the 202 body (JSON). */
+export function printAccepted(out: Output, accepted: { job_id: string; status: string }): void {
+  out.result(accepted, () => `job ${accepted.job_id} ${accepted.status}: follow it with \`service jobs wait ${accepted.job_id}\``);
+}
+
+/** Submits as a job and waits for its result, with a spinner showing the job's state on a TTY. */
+export function submitAndWait<T>(client: ServiceClient, out: Output, request: AsyncRequest<T>): Promise<T> {
+  const jobs = new JobsClient(client);
+  return out.withSpinner(`waiting for the ${request.operation} job…`, () => jobs.run(request.operation, request.body, request.schema));
+}
+
+/**
+ * --wait: the job's result; --async: prints the job id and returns undefined; neither: the
+ * synchronous call.
+ */
+export async function viaJobWhenAsked<T>(
+  opts: AsyncOptionValues,
+  client: ServiceClient,
+  out: Output,
+  request: AsyncRequest<T>,
+  sync: () => Promise<T>,
+): Promise<T | undefined> {
+  if (opts.wait) return submitAndWait(client, out, request);
+  if (opts.async) {
+    printAccepted(out, await new JobsClient(client).submit(request.operation, request.body));
+    return undefined;
+  }
+  return sync();
+}
+
+/**
+ * `service import --async | --wait`: one job per chunk. --async prints the accepted job (or
+ * `{jobs, count}` when the file needed several) and returns undefined; --wait returns the
+ * summed totals, like the synchronous import.
+ */
+export async function importViaJobs(
+  opts: AsyncOptionValues & { overwrite?: boolean },
+  client: ServiceClient,
+  out: Output,
+  records: unknown[],
+): Promise<{ imported: number; skipped: number; total: number } | undefined> {
+  const jobs = new JobsClient(client);
+  const accepted = await submitImportJobs(jobs, records, { overwrite: opts.overwrite === true });
+  if (!opts.wait) {
+    if (accepted.length === 1) printAccepted(out, accepted[0]);
+    else out.result({ jobs: accepted, count: accepted.length }, () => accepted.map((a) => `job ${a.job_id} ${a.status}`).join('\n'));
+    return undefined;
+  }
+  const totals = { imported: 0, skipped: 0, total: 0 };
+  await out.withSpinner(`waiting for ${accepted.length} import job(s)…`, async () => {
+    for (const { job_id } of accepted) {
+      const result = resultOf(await jobs.wait(job_id), ImportResponse);
+      totals.imported += result.imported;
+      totals.skipped += result.skipped;
+      totals.total += result.total;
+    }
+  });
+  return totals;
+}

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+import { JobAccepted, JobListResponse, JobRecord, type JobStatus } from '../contracts/jobs.js';
+import { ApiError } from './errors.js';
+import type { ServiceClient } from './service-client.js';
+
+/** The endpoints that accept `Prefer: respond-async` (SPEC "Asynchronous execution"). */
+export const ASYNC_PATHS = {
+  evaluate: '/v1/evaluate',
+  compose: '/v1/compose',
+  evolve: '/v1/evolve',
+  aging: '/v1/aging',
+  feedback_decay: '/v1/feedback/decay',
+  import: '/v1/import',
+  analytics_rollup: '/v1/analytics/rollup',
+  retention_apply: '/v1/governance/retention/apply',
+} as const;
+export type AsyncOperation = keyof typeof ASYNC_PATHS;
+
+/** A job that ended without a result (failed or cancelled). */
+export class JobFailedError extends Error {
+  constructor(readonly job: JobRecord) {
+    super(job.status === 'cancelled' ? `job ${job.job_id} was cancelled` : `job ${job.job_id} failed: ${job.error ?? 'no reason given'}`);
+    this.name = 'JobFailedError';
+  }
+}
+
+export interface WaitOptions {
+  /** Give up after this long (default: wait as long as it takes). */
+  timeoutMs?: number;
+  /** Called with every polled state (progress display). */
+  onPoll?: (job: JobRecord) => void;
+}
+
+const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const isFinished = (job: JobRecord) => job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled';
+
+/** Background jobs: submit an operation asynchronously, then read, list, cancel or wait for it. */
+export class JobsClient {
+  constructor(private readonly client: ServiceClient) {}
+
+  /** POSTs an operation with `Prefer: respond-async`: 202 `{job_id, status: 'pending'}`. */
+  submit(operation: AsyncOperation, body?: unknown): Promise<JobAccepted> {
+    return this.client.request('POST', ASYNC_PATHS[operation], { body, schema: JobAccepted, headers: { prefer: 'respond-async' } });
+  }
+
+  get(id: string): Promise<JobRecord> {
+    return this.client.request('GET', `/v1/jobs/${encodeURIComponent(id)}`, { schema: JobRecord });
+  }
+
+  list(query: { status?: JobStatus; limit?: number } = {}): Promise<JobListResponse> {
+    return this.client.request('GET', '/v1/jobs', { query: { ...query }, schema: JobListResponse });
+  }
+
+  /** Cancels a pending job (409 once it runs or has finished). */
+  cancel(id: string): Promise<JobRecord> {
+    return this.client.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, { schema: JobRecord });
+  }
+
+  /** Polls until the job is completed, failed or cancelled (quickly at first, then every 2 s). */
+  async wait(id: string, options: WaitOptions = {}): Promise<JobRecord> {
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    let delay = FIRST_POLL_MS;
+    for (;;) {
+      const job = await this.get(id);
+      options.onPoll?.(job);
+      if (isFinished(job)) return job;
+      if (Date.now() + delay > deadline) throw new Error(`job ${id} is still ${job.status} after ${Math.round(options.timeoutMs! / 1000)} s`);
+      await sleep(delay);
+      delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
+    }
+  }
+
+  /** Submits, waits, and returns the result parsed with the synchronous response's contract. */
+  async run<S extends z.ZodType>(operation: AsyncOperation, body: unknown, schema: S, options: WaitOptions = {}): Promise<z.infer<S>> {
+    const { job_id } = await this.submit(operation, body);
+    return resultOf(await this.wait(job_id, options), schema);
+  }
+}
+
+/** The result of a finished job, parsed with `schema`; JobFailedError when it has none. */
+export function resultOf<S extends z.ZodType>(job: JobRecord, schema: S): z.infer<S> {
+  if (job.status !== 'completed') throw new JobFailedError(job);
+  return schema.parse(job.result);
+}
+
+export type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
+
+/**
+ * Submits records as import jobs of at most `chunkSize` records each (10,000 at most); a
+ * request the server refuses as too large (413) is split in half and resubmitted.
+ */
+export async function submitImportJobs(
+  jobs: JobsClient,
+  records: unknown[],
+  options: { overwrite?: boolean; chunkSize?: number } = {},
+): Promise<JobAccepted[]> {
+  const chunkSize = Math.min(Math.max(1, options.chunkSize ?? 10_000), 10_000);
+  const accepted: JobAccepted[] = [];
+  const send = async (chunk: unknown[]): Promise<void> => {
+    try {
+      accepted.push(await jobs.submit('import', { records: chunk, overwrite: options.overwrite ?? false }));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 413 && chunk.length > 1)) throw err;
+      const half = Math.ceil(chunk.length / 2);
+      await send(chunk.slice(0, half));
+      await send(chunk.slice(half));
+    }
+  };
+  for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize));
+  return accepted;
+}

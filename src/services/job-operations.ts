@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import { RollupRequest } from '../contracts/analytics.js';
+import { RetentionApplyRequest } from '../contracts/governance.js';
+import { ComposeRequest, EvaluateRequest, EvolveRequest } from '../contracts/llm.js';
+import { ImportRequest } from '../contracts/memory.js';
+import { LlmNotConfiguredError, ValidationError } from '../core/errors.js';
+import type { Scope } from '../core/types.js';
+import { runAging } from './aging.js';
+import { computeAnalyticsRollup } from './analytics.js';
+import type { RequestContext } from './audit.js';
+import { compose } from './compose.js';
+import type { ServiceDeps } from './deps.js';
+import { evaluate } from './evaluate.js';
+import { evolve } from './evolve.js';
+import { decayFeedback } from './feedback.js';
+import { applyRetention } from './retention.js';
+import { importRecords } from './transfer.js';
+
+/**
+ * The operations a job can run (SPEC "Asynchronous execution"). Each calls the SAME service
+ * function as its synchronous route, with the input that route validated, so a job's result
+ * is exactly the synchronous response body.
+ */
+export interface JobOperation {
+  /** Refuses up front what would certainly fail (no LLM → 501), before anything is queued. */
+  precheck?(deps: ServiceDeps): void;
+  run(deps: ServiceDeps, scope: Scope, input: unknown, ctx: RequestContext): Promise<unknown>;
+}
+
+/**
+ * The stored input is re-read with the route's own contract: it was valid when queued, and
+ * this keeps a job queued by an older version from reaching a service with the wrong shape.
+ */
+function read<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ValidationError(`stored job input is no longer valid: ${issue.path.join('.') || 'input'}: ${issue.message}`);
+}
+
+const needsLlm = (deps: ServiceDeps) => {
+  if (!deps.llm) throw new LlmNotConfiguredError();
+};
+
+export const JOB_OPERATIONS = {
+  evaluate: { precheck: needsLlm, run: (deps, scope, input) => evaluate(deps, scope, read(EvaluateRequest, input)) },
+  compose: { precheck: needsLlm, run: (deps, scope, input) => compose(deps, scope, read(ComposeRequest, input)) },
+  evolve: { precheck: needsLlm, run: (deps, scope, input) => evolve(deps, scope, read(EvolveRequest, input)) },
+  aging: { run: (deps, scope) => runAging(deps, scope) },
+  feedback_decay: { run: (deps, scope) => decayFeedback(deps, scope) },
+  import: { run: (deps, scope, input, ctx) => importRecords(deps, scope, read(ImportRequest, input), ctx) },
+  analytics_rollup: { run: (deps, scope, input) => computeAnalyticsRollup(deps, scope, read(RollupRequest, input)) },
+  retention_apply: { run: (deps, scope, input, ctx) => applyRetention(deps, scope, read(RetentionApplyRequest, input), ctx) },
+} satisfies Record<string, JobOperation>;
+
+export type JobOperationName = keyof typeof JOB_OPERATIONS;
+
+export function jobOperation(name: string): JobOperation | null {
+  return Object.hasOwn(JOB_OPERATIONS, name) ? JOB_OPERATIONS[name as JobOperationName] : null;
+}

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DomainError } from '../core/errors.js';
+import type { StoredJob } from '../ports/jobs.js';
+import { systemContext } from './audit.js';
+import type { ServiceDeps } from './deps.js';
+import { jobOperation } from './job-operations.js';
+import { jobQueue, type JobPayload } from './jobs.js';
+
+/** A job runs at most twice: a run interrupted by a dead worker is retried once. */
+export const MAX_JOB_ATTEMPTS = 2;
+/** Finished jobs are kept this long, then deleted. */
+export const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface JobRunnerOptions {
+  /** Identifies this worker in the queue (default: host, pid and a random suffix). */
+  workerId?: string;
+  /** Fallback poll when no wake-up arrives (SERVICE_JOB_POLL_INTERVAL). */
+  pollIntervalMs: number;
+  /** Jobs run at once by this process (SERVICE_JOB_MAX_CONCURRENT). */
+  maxConcurrent: number;
+  /** A running job without a heartbeat for this long was left by a dead worker. */
+  staleAfterMs: number;
+  /** How long stop() waits for running jobs before leaving them to stale recovery. */
+  shutdownGraceMs?: number;
+}
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Stale recovery and cleanup run at most this often (and at start). */
+const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * The worker of one process: claims pending jobs (at most `maxConcurrent` running), runs each
+ * with the same service function as the synchronous route, records the result or the error,
+ * beats a heartbeat for the jobs it runs, requeues jobs left by dead workers and deletes
+ * finished jobs after 7 days. Woken by the queue on enqueue; polls as a fallback.
+ */
+export class JobRunner {
+  readonly workerId: string;
+  private readonly running = new Map<string, Promise<void>>();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private lastStaleCheck = -Infinity;
+  private lastPurge = -Infinity;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly opts: JobRunnerOptions,
+  ) {
+    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  }
+
+  /** Starts polling; a storage without a job queue leaves the runner idle. */
+  start(): void {
+    if (!this.stopped || !this.deps.storage.jobs) return;
+    this.stopped = false;
+    this.unsubscribe = this.deps.storage.jobs.subscribe(() => void this.wake());
+    // Stale checks must come well within the stale window, or recovery waits for the hour.
+    const beat = Math.max(50, Math.min(this.opts.staleAfterMs / 4, 15_000));
+    this.heartbeatTimer = setInterval(() => void this.beat(), beat);
+    this.heartbeatTimer.unref();
+    void this.wake();
+  }
+
+  /** Stops claiming; waits up to the grace period for running jobs. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.pollTimer = this.heartbeatTimer = null;
+    // A tick in progress may still be claiming: its jobs must be waited for too.
+    await this.ticking;
+    const inFlight = Promise.all(this.running.values());
+    const grace = this.opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    const finished = await Promise.race([inFlight.then(() => true), sleep(grace).then(() => false)]);
+    if (!finished) {
+      // Left running: another worker (or this one after a restart) recovers them as stale.
+      this.deps.logger.warn({ jobs: [...this.running.keys()] }, 'jobs still running at shutdown; they will be retried');
+    }
+  }
+
+  /** Jobs this worker is running now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Runs a tick (maintenance, then claiming) now, or right after the current one; resolves
+   * when that tick is done. Never rejects: a failing queue is logged and retried at the next poll.
+   */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.ticking) {
+      this.again = true;
+      // The current tick loops once more, or (if it was already ending) a fresh one follows it.
+      return this.ticking.then(() => this.ticking ?? undefined);
+    }
+    this.ticking = this.tick().finally(() => {
+      this.ticking = null;
+      // A wake-up that arrived after the tick's last round must not wait for the next poll.
+      if (this.again) void this.wake();
+    });
+    return this.ticking;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    try {
+      do {
+        this.again = false;
+        await this.maintain();
+        await this.claimAndRun();
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'job queue unavailable; retrying at the next poll');
+    } finally {
+      if (!this.stopped) {
+        this.pollTimer = setTimeout(() => void this.wake(), this.opts.pollIntervalMs);
+        this.pollTimer.unref();
+      }
+    }
+  }
+
+  private async claimAndRun(): Promise<void> {
+    const free = this.opts.maxConcurrent - this.running.size;
+    if (free <= 0) return;
+    const claimed = await jobQueue(this.deps).claim(this.workerId, free, this.now());
+    for (const job of claimed) {
+      const run = this.execute(job).finally(() => {
+        this.running.delete(job.job_id);
+        void this.wake(); // a slot is free: more jobs may be waiting
+      });
+      this.running.set(job.job_id, run);
+    }
+  }
+
+  private async execute(job: StoredJob): Promise<void> {
+    const { deps } = this;
+    const queue = jobQueue(deps);
+    const scope = { tenant_id: job.tenant_id, project_id: job.project_id };
+    const log = { ...scope, job_id: job.job_id, operation: job.operation, attempt: job.attempts };
+    const payload = (job.payload ?? {}) as Partial<JobPayload>;
+    const operation = jobOperation(job.operation);
+    let outcome: { ok: true; result: unknown } | { ok: false; error: string };
+    try {
+      if (!operation) throw new Error(`unknown job operation "${job.operation}"`);
+      const result = await operation.run(deps, scope, payload.input, payload.ctx ?? systemContext);
+      // The stored result must be what the synchronous route would have sent: JSON, as serialised.
+      outcome = { ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
+    } catch (err) {
+      // Domain errors carry the same message the synchronous route would answer with; anything
+      // else is a bug whose details belong in the log, not in a record callers read.
+      const known = err instanceof DomainError || !operation;
+      if (!known) deps.logger.error({ ...log, err }, 'job failed unexpectedly');
+      outcome = { ok: false, error: known ? (err as Error).message : 'internal error' };
+    }
+    try {
+      const stored = outcome.ok
+        ? await queue.complete(job.job_id, this.workerId, outcome.result, this.now())
+        : await queue.fail(job.job_id, this.workerId, outcome.error, this.now());
+      const status = outcome.ok ? 'completed' : 'failed';
+      if (stored) {
+        deps.instruments.jobCompleted(job.operation, status);
+        deps.logger.info({ ...log, status }, `job ${status}`);
+      } else {
+        deps.logger.warn(log, 'job was taken over by another worker before it finished; its result is discarded');
+      }
+    } catch (err) {
+      deps.logger.warn({ ...log, err }, 'could not record the job outcome; it will be retried as stale');
+    }
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (this.running.size > 0) await jobQueue(this.deps).heartbeat(this.workerId, [...this.running.keys()], this.now());
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'job heartbeat failed');
+    }
+    // Stale recovery rides on the heartbeat clock: it must notice a dead worker within the window.
+    const staleCheckEvery = Math.max(50, this.opts.staleAfterMs / 2);
+    if (this.nowMs() - this.lastStaleCheck >= staleCheckEvery) void this.wake();
+  }
+
+  /** Stale recovery (within the stale window) and the 7-day cleanup (hourly). */
+  private async maintain(): Promise<void> {
+    const queue = jobQueue(this.deps);
+    const now = this.nowMs();
+    if (now - this.lastStaleCheck >= Math.min(this.opts.staleAfterMs / 2, MAINTENANCE_EVERY_MS)) {
+      this.lastStaleCheck = now;
+      const outcome = await queue.requeueStale(new Date(now - this.opts.staleAfterMs).toISOString(), this.now(), MAX_JOB_ATTEMPTS);
+      for (const job of outcome.failed) this.deps.instruments.jobCompleted(job.operation, 'failed');
+      if (outcome.requeued.length + outcome.failed.length > 0) {
+        this.deps.logger.warn({ requeued: outcome.requeued, failed: outcome.failed }, 'recovered jobs of a worker that stopped');
+      }
+    }
+    if (now - this.lastPurge >= MAINTENANCE_EVERY_MS) {
+      this.lastPurge = now;
+      const purged = await queue.purgeFinished(new Date(now - FINISHED_JOB_RETENTION_MS).toISOString());
+      if (purged > 0) this.deps.logger.info({ purged }, 'deleted jobs finished more than 7 days ago');
+    }
+  }
+
+  private nowMs(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
