@@ -11,7 +11,8 @@ import type { Storage } from '../../src/ports/storage.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
 
 /** The offline model (same transformers.js code path as the default MiniLM). */
-export const MODEL_PATH = '/work/shared/models/use-lite-static-wordpiece';
+import { TEST_MODEL_PATH } from '../support/env.js';
+export const MODEL_PATH = TEST_MODEL_PATH;
 
 export interface TestServer {
   server: FastifyInstance;

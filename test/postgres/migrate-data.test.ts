@@ -17,13 +17,13 @@ import type { FeedbackCluster, PatternRecord, Scope } from '../../src/core/types
 import type { Embedder } from '../../src/ports/embedder.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import type { Storage } from '../../src/ports/storage.js';
+import { TEST_MODEL_PATH as MODEL_PATH } from '../support/env.js';
 import { fakeIo } from '../support/fake-io.js';
 import {
   createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase, type TestSchema,
 } from '../support/pg.js';
 
 const hasPg = await requirePostgres('migrate-data');
-const MODEL_PATH = '/work/shared/models/use-lite-static-wordpiece';
 
 const A: Scope = { tenant_id: 'default', project_id: 'default' };
 const B: Scope = { tenant_id: 'acme', project_id: 'search-team' };

@@ -1,9 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** The offline embedding model every spawned server loads (see /work/shared/models/README.md). */
-export const TEST_MODEL_PATH = '/work/shared/models/use-lite-static-wordpiece';
+/**
+ * The offline embedding model every test loads (see ../shared/models/README.md): the shared
+ * folder sits beside the repository, wherever the clone lives.
+ */
+export const TEST_MODEL_PATH = fileURLToPath(new URL('../../../shared/models/use-lite-static-wordpiece', import.meta.url));
 
 /**
  * A clean environment for child processes: the parent's PATH and friends, but no SERVICE_*,
