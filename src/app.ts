@@ -11,7 +11,6 @@ import type { Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
-import type { PostgresJobRepository } from './adapters/storage/postgres/jobs.js';
 
 /** The composed application: everything the server, jobs and local commands need. */
 export interface App {
@@ -52,13 +51,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   let storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
   let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
-  let jobStore: PostgresJobRepository | null = null;
   try {
-    if (!storage.jobs && storage.kind === 'postgres' && config.databaseUrl) {
-      // The PostgreSQL adapter has no queue of its own yet: compose one over its database.
-      jobStore = await openJobStore(config, { logger, instruments });
-      storage = { ...storage, jobs: jobStore };
-    }
     if (effectiveAuthMode(config) === 'db') {
       keyStore = await openKeyStore(config, { logger, instruments });
       // DB mode keeps its audit log in PostgreSQL even when patterns live in JSON files.
@@ -71,7 +64,6 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   } catch (err) {
     await embedder?.close?.().catch(() => undefined);
     await keyStore?.close().catch(() => undefined);
-    await jobStore?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     throw err;
   }
@@ -95,7 +87,6 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
       closing ??= (async () => {
         // Jobs first: they still use the embedder and storage while they finish.
         await jobRunner.stop();
-        await jobStore?.close().catch((err: unknown) => logger.warn({ err }, 'job queue close failed'));
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
         await keyStore?.close().catch((err: unknown) => logger.warn({ err }, 'key store close failed'));
         await storage.close();
@@ -113,11 +104,6 @@ async function createStorage(config: Config, opts: { logger: Logger; instruments
   }
   const { createJsonStorage } = await import('./adapters/storage/json/index.js');
   return createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
-}
-
-async function openJobStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<PostgresJobRepository> {
-  const { openPostgresJobRepository } = await import('./adapters/storage/postgres/jobs.js');
-  return openPostgresJobRepository(config, opts);
 }
 
 async function openKeyStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<KeyStore> {

@@ -3,7 +3,9 @@
  * stale recovery by the worker, and two workers sharing one queue without running a job twice.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresJobRepository, type PostgresJobRepository } from '../../src/adapters/storage/postgres/jobs.js';
+import type { PostgresJobRepository } from '../../src/adapters/storage/postgres/jobs.js';
+import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
+import type { Config } from '../../src/config.js';
 import { createApp, type App } from '../../src/app.js';
 import type { Env } from '../../src/config.js';
 import { JobRecord } from '../../src/contracts/jobs.js';
@@ -26,16 +28,23 @@ afterAll(async () => {
   if (database) await (await database).drop();
 });
 
+/** The queue as a server gets it: part of the PostgreSQL storage (closing it closes the storage). */
+async function openQueue(config: Config): Promise<PostgresJobRepository> {
+  const storage = await createPostgresStorage(config);
+  const jobs = storage.jobs as PostgresJobRepository;
+  return { ...jobs, close: () => storage.close() };
+}
+
 describe.skipIf(!hasPg)('PostgreSQL job queue', () => {
   runJobRepositoryContract('postgres', async () => {
     const schema = await schemas.next();
     const config = pgConfig(schema.url);
-    let repo: PostgresJobRepository = openPostgresJobRepository(config);
+    let repo: PostgresJobRepository = await openQueue(config);
     return {
       jobs: repo,
       async reopen() {
         await repo.close();
-        repo = openPostgresJobRepository(config);
+        repo = await openQueue(config);
         return repo;
       },
       cleanup: () => repo.close(),
@@ -44,7 +53,7 @@ describe.skipIf(!hasPg)('PostgreSQL job queue', () => {
 
   it('listens again after its LISTEN connection is killed, and wakes its subscribers', async () => {
     const schema = await schemas.next();
-    const repo = openPostgresJobRepository(pgConfig(schema.url));
+    const repo = await openQueue(pgConfig(schema.url));
     let wakes = 0;
     const off = repo.subscribe(() => wakes++);
     let n = 0;
@@ -114,7 +123,7 @@ describe.skipIf(!hasPg)('PostgreSQL job queue', () => {
 
     it('requeues a job whose worker died and runs it once more (attempts 2)', async () => {
       const schema = await schemas.next();
-      const repo = openPostgresJobRepository(pgConfig(schema.url));
+      const repo = await openQueue(pgConfig(schema.url));
       try {
         const scope = { tenant_id: 'default', project_id: 'default' };
         await repo.enqueue(scope, { job_id: 'deadbeef0000000001', operation: 'aging', payload: { input: null, ctx: { actor: 'dev', request_id: null, ip: null } }, created_at: new Date().toISOString() });

@@ -5,6 +5,7 @@ import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent } from '../../migrations/index.js';
 import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
+import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
@@ -49,6 +50,8 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   }
 
   const db = new Db(pool, opts.instruments ?? noopInstruments);
+  // The queue shares the pool; its LISTEN connection is its own (a pooled client can't wait).
+  const jobs = createPostgresJobRepository(db, { listenUrl: config.databaseUrl, logger });
   let closed = false;
   return {
     kind: 'postgres',
@@ -62,12 +65,14 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     projects: createProjectSettingsRepository(db),
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
+    jobs,
     async ping() {
       await db.query('SELECT 1', [], 'ping');
     },
     async close() {
       if (closed) return;
       closed = true;
+      await jobs.close();
       await pool.end();
     },
   };

@@ -1,8 +1,7 @@
-import type { Config } from '../../../config.js';
 import type { Scope } from '../../../core/types.js';
 import type { JobRecord, JobRepository, JobStatus, NewJob, StaleOutcome, StoredJob } from '../../../ports/jobs.js';
-import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
-import { createPool, Db } from './db.js';
+import { silentLogger, type Logger } from '../../../ports/observability.js';
+import type { Db } from './db.js';
 import { JobListener, JOBS_CHANNEL } from './job-listener.js';
 import { iso } from './rows.js';
 
@@ -224,35 +223,6 @@ export function createPostgresJobRepository(db: Db, opts: PostgresJobOptions): P
 
     async close() {
       await listener?.close();
-    },
-  };
-}
-
-/**
- * A job repository with its own small pool, for when the PostgreSQL storage in use does not
- * carry one (src/app.ts composes it). close() ends the pool and the LISTEN connection.
- */
-export function openPostgresJobRepository(
-  config: Config,
-  opts: { instruments?: Instruments; logger?: Logger } = {},
-): PostgresJobRepository {
-  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for the PostgreSQL job queue');
-  const logger = opts.logger ?? silentLogger;
-  const pool = createPool(
-    {
-      connectionString: config.databaseUrl,
-      max: Math.min(config.db.poolMax, 4),
-      statementTimeoutMs: config.db.statementTimeoutMs,
-      connectTimeoutMs: config.db.connectTimeoutMs,
-    },
-    logger,
-  );
-  const repo = createPostgresJobRepository(new Db(pool, opts.instruments ?? noopInstruments), { listenUrl: config.databaseUrl, logger });
-  return {
-    ...repo,
-    async close() {
-      await repo.close();
-      await pool.end();
     },
   };
 }
