@@ -7,24 +7,11 @@ import { newId } from './ids.js';
 import { firstDayOfNextMonth } from './learn.js';
 import { parsePatternKey } from './patterns.js';
 
-/** One exported pattern: every field plus governance metadata; never the vector. */
-export interface ExportRecord {
-  key: string;
-  task: string;
-  code: string;
-  output: string | null;
-  eval_score: number;
-  success_score: number;
-  reuse_count: number;
-  run_id: string | null;
-  classification: Classification;
-  source: Source;
-  author: string | null;
-  expires_at: string | null;
-  redacted: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * One exported pattern: every stored field plus governance metadata, addressed by key instead
+ * of id; never the vector, and not the internal aging bookmark.
+ */
+export type ExportRecord = Omit<PatternRecord, 'id' | 'last_aged_at'> & { key: string };
 
 /** Import accepts the export shape; everything but task, code and eval_score is optional. */
 export interface ImportRecordInput {

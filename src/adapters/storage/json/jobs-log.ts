@@ -1,8 +1,8 @@
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { StoredJob } from '../../../ports/jobs.js';
 import { AppendLog } from './append-log.js';
 import { atomicWriteFile, scanLines } from './fs-durable.js';
+import { corruptFile, replayJournal } from './journal-replay.js';
 
 export const JOBS_SNAPSHOT_FILE = 'jobs.snapshot.ndjson';
 export const JOBS_JOURNAL_FILE = 'jobs.journal.ndjson';
@@ -60,7 +60,7 @@ export class JobsLog {
   static async open(dir: string, jobs: Map<string, StoredJob>): Promise<JobsLog> {
     const log = new JobsLog(dir);
     const seq = await loadSnapshot(path.join(dir, JOBS_SNAPSHOT_FILE), jobs);
-    const replayed = await replayJournal(path.join(dir, JOBS_JOURNAL_FILE), jobs, seq);
+    const replayed = await replayJobsJournal(path.join(dir, JOBS_JOURNAL_FILE), jobs, seq);
     log.seq = replayed.seq;
     log.loadedBytes = replayed.bytes;
     return log;
@@ -108,10 +108,6 @@ export class JobsLog {
   }
 }
 
-function corrupt(file: string, lineNo: number, reason: string): Error {
-  return new Error(`corrupt JSON storage file ${file} at line ${lineNo}: ${reason}`);
-}
-
 /** The snapshot's sequence number (0 without a snapshot). */
 async function loadSnapshot(file: string, jobs: Map<string, StoredJob>): Promise<number> {
   let seq = 0;
@@ -122,58 +118,30 @@ async function loadSnapshot(file: string, jobs: Map<string, StoredJob>): Promise
     try {
       line = JSON.parse(buf.toString('utf8')) as SnapshotLine;
     } catch (err) {
-      throw corrupt(file, lineNo, (err as Error).message);
+      throw corruptFile(file, lineNo, (err as Error).message);
     }
     if (lineNo === 1) {
-      if (line.t !== 'header' || line.version !== 1) throw corrupt(file, lineNo, 'missing snapshot header');
+      if (line.t !== 'header' || line.version !== 1) throw corruptFile(file, lineNo, 'missing snapshot header');
       seq = line.seq;
     } else if (ended) {
-      throw corrupt(file, lineNo, 'data after the end marker');
+      throw corruptFile(file, lineNo, 'data after the end marker');
     } else if (line.t === 'end') {
-      if (line.jobs !== count) throw corrupt(file, lineNo, `end marker counts ${line.jobs} jobs, found ${count}`);
+      if (line.jobs !== count) throw corruptFile(file, lineNo, `end marker counts ${line.jobs} jobs, found ${count}`);
       ended = true;
     } else if (line.t === 'job') {
       count++;
       jobs.set(line.job.job_id, line.job);
     } else {
-      throw corrupt(file, lineNo, 'unknown line');
+      throw corruptFile(file, lineNo, 'unknown line');
     }
   });
   if (scan.completeBytes === 0 && scan.tornBytes === 0) return 0;
   // A snapshot is renamed into place whole: without its end marker it is damaged, not torn.
-  if (!ended || scan.tornBytes > 0) throw corrupt(file, count + 1, 'snapshot is incomplete');
+  if (!ended || scan.tornBytes > 0) throw corruptFile(file, count + 1, 'snapshot is incomplete');
   return seq;
 }
 
 /** Replays journal lines newer than the snapshot: the last sequence number, the bytes kept. */
-async function replayJournal(file: string, jobs: Map<string, StoredJob>, snapshotSeq: number): Promise<{ seq: number; bytes: number }> {
-  let seq = snapshotSeq;
-  let bad: { lineNo: number; offset: number; reason: string } | null = null;
-  const scan = await scanLines(file, (buf, lineNo, offset) => {
-    // Only the very last line may be unreadable (a write the crash cut short).
-    if (bad) throw corrupt(file, bad.lineNo, bad.reason);
-    let line: JobsLine;
-    try {
-      line = JSON.parse(buf.toString('utf8')) as JobsLine;
-      if (typeof line?.seq !== 'number' || typeof line.op !== 'string') throw new Error('not a journal entry');
-    } catch (err) {
-      bad = { lineNo, offset, reason: (err as Error).message };
-      return;
-    }
-    if (line.seq <= seq) return; // already in the snapshot
-    seq = line.seq;
-    applyJobsOp(jobs, line);
-  });
-  const keep = bad ? (bad as { offset: number }).offset : scan.completeBytes;
-  if (keep < scan.completeBytes + scan.tornBytes) {
-    // Cut the torn tail, so the next append starts on a line of its own.
-    const fh = await open(file, 'r+');
-    try {
-      await fh.truncate(keep);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  }
-  return { seq, bytes: keep };
+function replayJobsJournal(file: string, jobs: Map<string, StoredJob>, snapshotSeq: number): Promise<{ seq: number; bytes: number }> {
+  return replayJournal<JobsLine>(file, snapshotSeq, (line) => applyJobsOp(jobs, line));
 }

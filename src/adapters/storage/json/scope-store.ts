@@ -1,9 +1,9 @@
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { AppendLog } from './append-log.js';
 import { atomicWriteFile, ensureDirDurable, removeStaleTemps, scanLines } from './fs-durable.js';
 import type { JournalLine, JournalOp, SnapshotLine } from './journal-ops.js';
 import { ScopeState } from './scope-state.js';
+import { corruptFile, replayJournal } from './journal-replay.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
 export const SNAPSHOT_FILE = 'snapshot.ndjson';
@@ -165,13 +165,13 @@ export class ScopeStore {
       const line = parseLine<SnapshotLine>(buf, file, lineNo);
       lines++;
       if (lineNo === 1) {
-        if (line.t !== 'header' || line.version !== 1) throw corrupt(file, lineNo, 'missing snapshot header');
+        if (line.t !== 'header' || line.version !== 1) throw corruptFile(file, lineNo, 'missing snapshot header');
         this.seq = line.seq;
         return;
       }
-      if (ended) throw corrupt(file, lineNo, 'data after the end marker');
+      if (ended) throw corruptFile(file, lineNo, 'data after the end marker');
       if (line.t === 'end') {
-        if (line.lines !== lines) throw corrupt(file, lineNo, `end marker counts ${line.lines} lines, found ${lines}`);
+        if (line.lines !== lines) throw corruptFile(file, lineNo, `end marker counts ${line.lines} lines, found ${lines}`);
         ended = true;
         return;
       }
@@ -179,39 +179,16 @@ export class ScopeStore {
     });
     if (scan.completeBytes === 0 && scan.tornBytes === 0) return;
     // Snapshots are renamed into place whole, so a missing end marker means damage, not a crash.
-    if (!ended || scan.tornBytes > 0) throw corrupt(file, lines, 'snapshot is incomplete');
+    if (!ended || scan.tornBytes > 0) throw corruptFile(file, lines, 'snapshot is incomplete');
     this.snapshotBytes = scan.completeBytes;
   }
 
   private async replayJournal(): Promise<void> {
     const file = path.join(this.dir, JOURNAL_FILE);
-    let bad: { lineNo: number; offset: number; reason: string } | null = null;
-    const scan = await scanLines(file, (buf, lineNo, offset) => {
-      if (bad) throw corrupt(file, bad.lineNo, bad.reason);
-      let line: JournalLine;
-      try {
-        line = JSON.parse(buf.toString('utf8')) as JournalLine;
-        if (typeof line?.seq !== 'number' || typeof line.op !== 'string') throw new Error('not a journal entry');
-      } catch (err) {
-        // Tolerated only as the very last line: a write the crash cut short.
-        bad = { lineNo, offset, reason: (err as Error).message };
-        return;
-      }
-      if (line.seq <= this.seq) return; // already inside the snapshot
-      this.seq = line.seq;
+    const { seq } = await replayJournal<JournalLine>(file, this.seq, (line) => {
       this.state.apply(line, line.op === 'put' || line.op === 'vec' ? line.v : undefined);
     });
-    const keep = bad ? (bad as { offset: number }).offset : scan.completeBytes;
-    if (keep < scan.completeBytes + scan.tornBytes) {
-      // Cut the torn tail now, so the next append starts on a fresh line.
-      const fh = await open(file, 'r+');
-      try {
-        await fh.truncate(keep);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }
+    this.seq = seq;
   }
 }
 
@@ -219,10 +196,7 @@ function parseLine<T>(buf: Buffer, file: string, lineNo: number): T {
   try {
     return JSON.parse(buf.toString('utf8')) as T;
   } catch (err) {
-    throw corrupt(file, lineNo, (err as Error).message);
+    throw corruptFile(file, lineNo, (err as Error).message);
   }
 }
 
-function corrupt(file: string, lineNo: number, reason: string): Error {
-  return new Error(`corrupt JSON storage file ${file} at line ${lineNo}: ${reason}`);
-}
