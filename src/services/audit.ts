@@ -17,7 +17,8 @@ export interface RequestContext {
 
 export const systemContext: RequestContext = { actor: 'system', request_id: null, ip: null };
 
-/** Kinds of audit events written by the memory services and the HTTP edge. */
+/** Kinds of audit events written by the memory services and the HTTP edge. Audit details name
+ * keys by key_id only: no part of a key (not even its display prefix) reaches the log. */
 export const AuditKind = {
   piiRedacted: 'PII_REDACTED',
   authFailed: 'AUTH_FAILED',
@@ -28,7 +29,9 @@ export const AuditKind = {
 } as const;
 
 /**
- * Appends one audit event. An audit write that fails is logged, not thrown: the operation it
+ * Appends one audit event to the audit table and writes it as one structured log line
+ * (`msg: "audit"`, the event under `audit`), so log pipelines see security events without
+ * querying storage. An audit write that fails is logged, not thrown: the operation it
  * describes already happened (or was already refused), and failing the request would hide that.
  */
 export async function writeAudit(
@@ -38,17 +41,19 @@ export async function writeAudit(
   ctx: RequestContext,
   detail: Record<string, unknown>,
 ): Promise<void> {
+  const event = {
+    at: deps.clock.now().toISOString(),
+    kind,
+    tenant_id: scope?.tenant_id ?? null,
+    project_id: scope?.project_id ?? null,
+    actor: ctx.actor,
+    request_id: ctx.request_id,
+    ip: ctx.ip,
+    detail,
+  };
+  deps.logger.info({ audit: event }, 'audit');
   try {
-    await deps.storage.audit.append({
-      at: deps.clock.now().toISOString(),
-      kind,
-      tenant_id: scope?.tenant_id ?? null,
-      project_id: scope?.project_id ?? null,
-      actor: ctx.actor,
-      request_id: ctx.request_id,
-      ip: ctx.ip,
-      detail,
-    });
+    await deps.storage.audit.append(event);
   } catch (err) {
     deps.logger.error({ err, kind }, 'audit event could not be written');
   }

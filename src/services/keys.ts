@@ -117,7 +117,7 @@ export async function bootstrapOwnerKey(
     throw new ConflictError('already bootstrapped: an API key exists; create further keys with POST /v1/keys, and remove SERVICE_BOOTSTRAP_TOKEN');
   }
   await writeAudit(deps, KeyAuditKind.created, BOOTSTRAP_SCOPE, { ...ctx, actor: 'bootstrap' }, {
-    key_id: created.key_id, role: 'owner', prefix: created.prefix, via: 'bootstrap',
+    key_id: created.key_id, role: 'owner', via: 'bootstrap',
   });
   return { key_id: created.key_id, secret: generated.secret, role: 'owner', ...BOOTSTRAP_SCOPE };
 }
@@ -149,7 +149,7 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
     created_at: now.toISOString(),
   });
   await writeAudit(deps, KeyAuditKind.created, scope, ctx, {
-    key_id: created.key_id, role: created.role, prefix: created.prefix, max_patterns: created.max_patterns, expires_at: created.expires_at,
+    key_id: created.key_id, role: created.role, max_patterns: created.max_patterns, expires_at: created.expires_at,
   });
   return { ...toInfo(created, now), secret: generated.secret };
 }
@@ -176,7 +176,7 @@ export async function revokeKey(deps: KeyDeps, caller: KeyCaller, keyId: string,
   const result = await deps.keyStore.keys.revoke(caller.scope, keyId, now.toISOString());
   if (!result) throw new NotFoundError(`API key ${keyId} not found in this project`);
   if (result.changed) {
-    await writeAudit(deps, KeyAuditKind.revoked, scopeOf(result.key), ctx, { key_id: keyId, role: result.key.role, prefix: result.key.prefix });
+    await writeAudit(deps, KeyAuditKind.revoked, scopeOf(result.key), ctx, { key_id: keyId, role: result.key.role });
   }
   return toInfo(result.key, now);
 }
@@ -193,7 +193,7 @@ export async function rotateKey(deps: KeyDeps, caller: KeyCaller, keyId: string,
   if (result === null) throw new NotFoundError(`API key ${keyId} not found in this project`);
   if (result === 'conflict') throw new ConflictError(`API key ${keyId} is revoked: only active keys can be rotated`);
   await writeAudit(deps, KeyAuditKind.rotated, scopeOf(result.created), ctx, {
-    key_id: result.created.key_id, rotated_from: keyId, role: result.created.role, prefix: result.created.prefix,
+    key_id: result.created.key_id, rotated_from: keyId, role: result.created.role,
   });
   return { ...toInfo(result.created, now), secret: generated.secret };
 }

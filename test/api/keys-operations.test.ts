@@ -107,6 +107,10 @@ describe.skipIf(!hasPg)('secrets never reach the logs', () => {
     // The capture works: requests and the startup reminder were logged.
     expect(text).toContain('incoming request');
     expect(text).toContain('SERVICE_BOOTSTRAP_TOKEN is set');
+    // Security events are log lines too (auth failures, key creation and rotation).
+    const auditKinds = lines.map((l) => JSON.parse(l) as { msg?: string; audit?: { kind: string } })
+      .filter((l) => l.msg === 'audit').map((l) => l.audit?.kind);
+    expect(auditKinds).toEqual(expect.arrayContaining(['KEY_CREATED', 'KEY_ROTATED', 'AUTH_FAILED']));
     for (const secret of secrets) expect(text).not.toContain(secret);
     expect(text).not.toMatch(/Bearer/i);
     expect(text).not.toContain('svc_');
