@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 /** Benchmark options from argv (no environment: the run is fully described by its flags). */
 export interface BenchOptions {
   sizes: number[];
-  storage: string;
+  /** Storages measured in this run, in order (postgres always comes with json as the reference). */
+  storages: string[];
+  /** Records imported through the import service per size and storage (0: skip). */
+  importCount: number;
   /** Recall queries per size (each is timed uncached, then again cached). */
   queries: number;
   /** Sizes above this are filled by direct storage inserts instead of the learn service. */
@@ -19,7 +22,9 @@ export interface BenchOptions {
 
 export const USAGE = `usage: node dist/bench/run.js [options]
   --sizes 1000,10000,100000   store sizes to measure (default all three)
-  --storage json              storage backend (one function each in bench/storages.ts)
+  --storage json              storage backends, comma-separated (bench/storages.ts); postgres is
+                              always measured next to json in the same run, for comparison
+  --import 10000              records imported through the import service per size (0: skip)
   --queries 200               recall queries per size, each timed uncached, cached and read-only
   --learn-fill-limit 10000    larger sizes are filled by direct inserts with pre-computed vectors
   --learn-sample 500          learns timed through the learn service on a directly filled store
@@ -38,7 +43,8 @@ function positiveInt(flag: string, value: string | undefined): number {
 export function parseArgs(argv: string[]): BenchOptions | 'help' {
   const options: BenchOptions = {
     sizes: [1_000, 10_000, 100_000],
-    storage: 'json',
+    storages: ['json'],
+    importCount: 10_000,
     queries: 200,
     learnFillLimit: 10_000,
     learnSample: 500,
@@ -57,9 +63,15 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
         options.sizes = (value ?? '').split(',').filter(Boolean).map((s) => positiveInt('--sizes', s));
         if (options.sizes.length === 0) throw new UsageError('--sizes needs a comma-separated list, e.g. 1000,10000');
         break;
-      case '--storage':
-        if (!value) throw new UsageError('--storage needs a backend name');
-        options.storage = value;
+      case '--storage': {
+        const names = (value ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+        if (names.length === 0) throw new UsageError('--storage needs a backend name');
+        // PostgreSQL figures mean most next to the embedded default measured on the same box.
+        options.storages = names.includes('postgres') && !names.includes('json') ? ['json', ...names] : names;
+        break;
+      }
+      case '--import':
+        options.importCount = value === '0' ? 0 : positiveInt(flag, value);
         break;
       case '--queries':
         options.queries = positiveInt(flag, value);

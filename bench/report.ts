@@ -29,6 +29,7 @@ export function embeddingSection(e: EmbeddingLatency): string {
 
 export function sizesSection(results: SizeResult[]): string {
   const rows = results.map((r) => [
+    r.storageLabel.split(/[ (]/)[0],
     int(r.size),
     r.fill.method === 'learn' ? 'learn service' : 'direct insert*',
     `${r.fill.seconds.toFixed(1)} s`,
@@ -36,6 +37,7 @@ export function sizesSection(results: SizeResult[]): string {
     `${ms(r.recallUncached.p50)} / ${ms(r.recallUncached.p95)}`,
     `${ms(r.recallCached.p50)} / ${ms(r.recallCached.p95)}`,
     `${ms(r.recallReadonly.p50)} / ${ms(r.recallReadonly.p95)}`,
+    r.import ? `${r.import.seconds.toFixed(1)} s (${int(r.import.perSecond)}/s)` : 'skipped',
     mb(r.rssMB),
     mb(r.heapUsedMB),
     mb(r.storeMB),
@@ -46,6 +48,8 @@ export function sizesSection(results: SizeResult[]): string {
     `recall: POST-recall service calls (limit 5, dedup and eval weighting on, side effects on), server-side,`,
     '  no HTTP. Each query runs three times in a row: "uncached" (query embedded), "cached" (embedding',
     '  from the LRU), "read-only" (GET recall, cached, no reuse/metrics/ROI writes: search + ranking alone).',
+    'import: records sent through the import service (batch embedding, redaction, inserts) into an empty',
+    '  project of the filled store, as one POST /v1/import would.',
     'RSS / heap: the measuring process after the run (its own process per size, after a GC).',
   ];
   const direct = results.filter((r) => r.fill.method === 'direct');
@@ -71,7 +75,7 @@ export function sizesSection(results: SizeResult[]): string {
   return [
     'Store sizes',
     table(
-      ['patterns', 'filled by', 'fill time', 'learn/s', 'recall uncached p50/p95 ms', 'cached', 'read-only', 'RSS MB', 'heap MB', 'store MB'],
+      ['storage', 'patterns', 'filled by', 'fill time', 'learn/s', 'recall uncached p50/p95 ms', 'cached', 'read-only', 'import', 'RSS MB', 'heap MB', 'store MB'],
       rows,
     ),
     '',

@@ -45,8 +45,9 @@ function measureInChild(job: SizeJob): Promise<SizeResult> {
 }
 
 async function runBench(options: BenchOptions): Promise<void> {
-  if (!STORAGE_FACTORIES[options.storage]) {
-    throw new UsageError(`unknown storage "${options.storage}" (available: ${Object.keys(STORAGE_FACTORIES).join(', ')})`);
+  const unknown = options.storages.find((name) => !STORAGE_FACTORIES[name]);
+  if (unknown) {
+    throw new UsageError(`unknown storage "${unknown}" (available: ${Object.keys(STORAGE_FACTORIES).join(', ')})`);
   }
   if (!existsSync(options.modelPath)) {
     throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
@@ -56,22 +57,24 @@ async function runBench(options: BenchOptions): Promise<void> {
   const header = [
     'Agent memory service benchmark',
     `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}`.trim(),
-    `storage: ${options.storage}; embedder: local, offline model ${options.modelPath}`,
+    `storage: ${options.storages.join(', ')}; embedder: local, offline model ${options.modelPath}`,
     `synthetic data: seed ${options.seed}; ${options.queries} recall queries per size`,
   ];
   process.stderr.write('measuring local embedding latency...\n');
   const embedding = await measureEmbedding(options.modelPath, options.seed);
 
   const results: SizeResult[] = [];
-  for (const size of options.sizes) {
-    process.stderr.write(`measuring ${size.toLocaleString('en-US')} patterns...\n`);
-    results.push(await measureInChild({ size, ...pick(options) }));
+  for (const storage of options.storages) {
+    for (const size of options.sizes) {
+      process.stderr.write(`measuring ${size.toLocaleString('en-US')} patterns on ${storage}...\n`);
+      results.push(await measureInChild({ size, storage, ...pick(options) }));
+    }
   }
-  const storageLabel = results[0]?.storageLabel ?? options.storage;
+  const stores = [...new Set(results.map((r) => r.storageLabel.replace(/temp dir \S+/, 'a temp dir per size')))];
   console.log(
     [
       ...header,
-      `store: ${storageLabel.replace(/temp dir \S+/, 'a temp dir per size')}`,
+      ...stores.map((label) => `store: ${label}`),
       '',
       embeddingSection(embedding),
       '',
@@ -82,9 +85,9 @@ async function runBench(options: BenchOptions): Promise<void> {
   );
 }
 
-function pick(o: BenchOptions): Omit<SizeJob, 'size'> {
-  const { storage, queries, learnFillLimit, learnSample, modelPath, seed } = o;
-  return { storage, queries, learnFillLimit, learnSample, modelPath, seed };
+function pick(o: BenchOptions): Omit<SizeJob, 'size' | 'storage'> {
+  const { queries, learnFillLimit, learnSample, modelPath, seed, importCount } = o;
+  return { queries, learnFillLimit, learnSample, modelPath, seed, importCount };
 }
 
 async function main(argv: string[]): Promise<number> {

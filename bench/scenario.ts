@@ -9,6 +9,7 @@ import type { ServiceDeps } from '../src/services/deps.js';
 import { newId } from '../src/services/ids.js';
 import { learn } from '../src/services/learn.js';
 import { recall } from '../src/services/recall.js';
+import { importRecords } from '../src/services/transfer.js';
 import { STORAGE_FACTORIES } from './storages.js';
 import { syntheticQueries, syntheticRuns, type SyntheticRun } from './synthetic.js';
 
@@ -21,6 +22,8 @@ export interface SizeJob {
   learnSample: number;
   modelPath: string;
   seed: number;
+  /** Records imported through the import service into a fresh project (0: skip). */
+  importCount: number;
 }
 
 export interface Latency {
@@ -43,12 +46,16 @@ export interface SizeResult {
   cachedPassHits: number;
   queries: number;
   patternsStored: number;
+  /** Import of fresh records into an empty project of the filled store (null: skipped). */
+  import: { records: number; seconds: number; perSecond: number } | null;
   rssMB: number;
   heapUsedMB: number;
   storeMB: number | null;
 }
 
 const SCOPE: Scope = { tenant_id: 'bench', project_id: 'default' };
+/** Imports go to a project of their own, so they never merge into the measured store. */
+const IMPORT_SCOPE: Scope = { tenant_id: 'bench', project_id: 'import' };
 const EMBED_BATCH = 64;
 const WARMUP_QUERIES = 10;
 
@@ -135,6 +142,20 @@ async function timeRecalls(deps: ServiceDeps, embedder: CachedEmbedder, queries:
   return { uncached: latency(uncached), cached: latency(cached), readonly: latency(readonly), cachedHits };
 }
 
+/**
+ * One `POST /v1/import`-sized call through the import service (batch embedding, redaction,
+ * inserts, eval records) into an empty project of the same store: what a restore costs.
+ */
+async function timeImport(deps: ServiceDeps, runs: SyntheticRun[]): Promise<SizeResult['import']> {
+  if (runs.length === 0) return null;
+  log(`import: ${runs.length} records`);
+  const records = runs.map((r) => ({ task: r.task, code: r.code, output: r.output, eval_score: r.eval_score }));
+  const started = performance.now();
+  const result = await importRecords(deps, IMPORT_SCOPE, { records, overwrite: false }, systemContext);
+  const s = seconds(started);
+  return { records: result.imported, seconds: s, perSecond: result.imported / s };
+}
+
 function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
@@ -181,6 +202,7 @@ export async function measureSize(job: SizeJob): Promise<SizeResult> {
     log(`recall: ${queries.length} queries, each uncached, cached and read-only`);
     await timeRecalls(deps, embedder, warmup);
     const timings = await timeRecalls(deps, embedder, queries);
+    const imported = await timeImport(deps, syntheticRuns(job.seed + 3, job.importCount));
 
     collectGarbage();
     const memory = process.memoryUsage();
@@ -199,6 +221,7 @@ export async function measureSize(job: SizeJob): Promise<SizeResult> {
       cachedPassHits: timings.cachedHits,
       queries: queries.length,
       patternsStored,
+      import: imported,
       rssMB: memory.rss / 2 ** 20,
       heapUsedMB: memory.heapUsed / 2 ** 20,
       storeMB: storeBytes === null ? null : storeBytes / 2 ** 20,

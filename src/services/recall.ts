@@ -121,18 +121,18 @@ async function semanticRanking(
   input: RecallInput,
 ): Promise<Ranked[]> {
   const need = input.offset + input.limit;
-  const total = await deps.storage.patterns.count(scope);
-  let k = Math.min(total, Math.max(MIN_FETCH, (need + 1) * OVERFETCH));
+  // No count() first: a search that returns fewer than k rows has seen the whole scope.
+  let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
   for (;;) {
-    const found = k > 0 ? await deps.storage.patterns.search(scope, vector, k, filter) : [];
+    const found = await deps.storage.patterns.search(scope, vector, k, filter);
     const ranked = await rankAndDedup(deps, scope, found, input);
-    const exhausted = found.length < k || k >= total;
+    const exhausted = found.length < k;
     const lastFetched = found.length > 0 ? found[found.length - 1].similarity : 0;
     const full = ranked.length > need;
     const settled = full && ranked[need - 1].score >= lastFetched;
     if (exhausted || settled || (full && k >= SETTLE_LIMIT)) return ranked;
     // Short pages widen step by step; an unsettled full page goes straight to the limit.
-    k = Math.min(total, full ? Math.max(SETTLE_LIMIT, k * WIDEN) : k * WIDEN);
+    k = full ? Math.max(SETTLE_LIMIT, k * WIDEN) : k * WIDEN;
   }
 }
 

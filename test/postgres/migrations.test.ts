@@ -10,9 +10,13 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 
 const hasPg = await requirePostgres('migrations');
 
+/** Every revision in migrations/, in order. */
+const ALL = ['0001_init', '0002_pattern_counts'];
+const LATEST = ALL[ALL.length - 1];
+
 const EXPECTED_TABLES = [
   'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
-  'metrics_counters', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects', 'roi_events',
+  'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
 ];
 
@@ -57,17 +61,17 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
   it('migrates an empty database to the latest revision', async () => {
     const before = await migrationStatus(pool);
     expect(before.current).toBeNull();
-    expect(before.pending).toEqual(['0001_init']);
+    expect(before.pending).toEqual(ALL);
 
     const steps: string[] = [];
     const applied = await migrateUp(pool, { onStep: (dir, label) => steps.push(`${dir} ${label}`) });
-    expect(applied).toEqual(['0001_init']);
-    expect(steps).toEqual(['up 0001_init']);
+    expect(applied).toEqual(ALL);
+    expect(steps).toEqual(ALL.map((m) => `up ${m}`));
     expect(await tables(pool)).toEqual(EXPECTED_TABLES);
 
     const after = await migrationStatus(pool);
-    expect(after.current).toBe('0001_init');
-    expect(after.latest).toBe('0001_init');
+    expect(after.current).toBe(LATEST);
+    expect(after.latest).toBe(LATEST);
     expect(after.pending).toEqual([]);
     expect(after.migrations[0].applied_at).not.toBeNull();
   });
@@ -86,26 +90,49 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0002_pattern_counts']);
+    expect(await tables(pool)).not.toContain('pattern_counts');
     expect(await migrateDown(pool)).toEqual(['0001_init']);
     expect(await tables(pool)).toEqual(['schema_migrations']);
-    expect((await migrationStatus(pool)).pending).toEqual(['0001_init']);
+    expect((await migrationStatus(pool)).pending).toEqual(ALL);
     expect(await migrateDown(pool)).toEqual([]);
 
-    expect(await migrateUp(pool)).toEqual(['0001_init']);
+    expect(await migrateUp(pool)).toEqual(ALL);
     expect(await fingerprint(pool)).toEqual(schema);
 
-    expect(await migrateDown(pool, { to: '0' })).toEqual(['0001_init']);
-    expect(await migrateUp(pool, { to: '0001_init' })).toEqual(['0001_init']);
+    expect(await migrateDown(pool, { to: '0' })).toEqual([...ALL].reverse());
+    expect(await migrateUp(pool, { to: LATEST })).toEqual(ALL);
     expect(await fingerprint(pool)).toEqual(schema);
+  });
+
+  it('0002 seeds the per-scope pattern counts from existing rows and keeps them on insert and delete', async () => {
+    await migrateUp(pool, { to: '0001_init' });
+    const insert = (tenant: string, id: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ($1, 'p', $2, 't', 'c', 5, 5, now(), now(), 3, '[1,0,0]')`,
+      [tenant, id],
+    );
+    await insert('a', '1');
+    await insert('a', '2');
+    await insert('b', '1');
+    await migrateUp(pool);
+    const counts = async () => (await pool.query<{ tenant_id: string; n: string }>(
+      'SELECT tenant_id, n FROM pattern_counts ORDER BY tenant_id',
+    )).rows.map((r) => `${r.tenant_id}=${r.n}`);
+    expect(await counts()).toEqual(['a=2', 'b=1']);
+    await insert('a', '3');
+    await insert('c', '1');
+    await pool.query(`DELETE FROM patterns WHERE tenant_id = 'b'`);
+    expect(await counts()).toEqual(['a=3', 'b=0', 'c=1']);
   });
 
   it('two concurrent runs both succeed and apply each migration once', async () => {
     const other = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
       const [a, b] = await Promise.all([migrateUp(pool), migrateUp(other)]);
-      expect([...a, ...b]).toEqual(['0001_init']);
-      const rows = await pool.query('SELECT version FROM schema_migrations');
-      expect(rows.rows).toEqual([{ version: 1 }]);
+      expect([...a, ...b].sort()).toEqual(ALL);
+      const rows = await pool.query('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }]);
       expect(await tables(pool)).toEqual(EXPECTED_TABLES);
     } finally {
       await other.end();
@@ -123,26 +150,26 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     });
 
     it('a failing migration rolls back and leaves the previous revision applied', async () => {
-      await writeFile(join(dir, '0002_broken.up.sql'), 'CREATE TABLE half_done (x int);\nSELECT 1 / 0;\n');
-      await writeFile(join(dir, '0002_broken.down.sql'), 'DROP TABLE half_done;\n');
+      await writeFile(join(dir, '0099_broken.up.sql'), 'CREATE TABLE half_done (x int);\nSELECT 1 / 0;\n');
+      await writeFile(join(dir, '0099_broken.down.sql'), 'DROP TABLE half_done;\n');
 
-      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0002_broken \(up\) failed: division by zero/);
+      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0099_broken \(up\) failed: division by zero/);
       const status = await migrationStatus(pool, { dir });
-      expect(status.current).toBe('0001_init');
-      expect(status.pending).toEqual(['0002_broken']);
+      expect(status.current).toBe(LATEST);
+      expect(status.pending).toEqual(['0099_broken']);
       expect(await tables(pool)).not.toContain('half_done');
     });
 
     it('steps down one revision at a time or to a named one', async () => {
-      await writeFile(join(dir, '0002_extra.up.sql'), 'CREATE TABLE extra (x int);\n');
-      await writeFile(join(dir, '0002_extra.down.sql'), 'DROP TABLE extra;\n');
-      expect(await migrateUp(pool, { dir, to: '0001' })).toEqual(['0001_init']);
-      expect(await migrateUp(pool, { dir })).toEqual(['0002_extra']);
+      await writeFile(join(dir, '0099_extra.up.sql'), 'CREATE TABLE extra (x int);\n');
+      await writeFile(join(dir, '0099_extra.down.sql'), 'DROP TABLE extra;\n');
+      expect(await migrateUp(pool, { dir, to: '0002' })).toEqual(ALL);
+      expect(await migrateUp(pool, { dir })).toEqual(['0099_extra']);
 
-      expect(await migrateDown(pool, { dir })).toEqual(['0002_extra']);
-      expect((await migrationStatus(pool, { dir })).current).toBe('0001_init');
+      expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
+      expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0002_extra']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });
@@ -150,8 +177,8 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     it('rejects unknown revisions and unpaired files', async () => {
       await expect(migrateDown(pool, { dir, to: '0009' })).rejects.toThrow(/unknown revision "0009"/);
       await expect(migrateUp(pool, { dir, to: '0001_wrong' })).rejects.toThrow(/unknown revision/);
-      await writeFile(join(dir, '0003_lonely.up.sql'), 'SELECT 1;\n');
-      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0003_lonely needs both/);
+      await writeFile(join(dir, '0100_lonely.up.sql'), 'SELECT 1;\n');
+      await expect(migrateUp(pool, { dir })).rejects.toThrow(/0100_lonely needs both/);
     });
   });
 });

@@ -45,7 +45,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       await pool.end();
       const url = withSearchPath(db.url, 'empty_one');
       await expect(createPostgresStorage(pgConfig(url))).rejects.toThrow(
-        /database schema is outdated \(current: none, latest: 0001_init; pending: 0001_init\): run `service migrate up`/,
+        /database schema is outdated \(current: none, latest: 0002_pattern_counts; pending: 0001_init, 0002_pattern_counts\): run `service migrate up`/,
       );
     });
 
@@ -55,10 +55,10 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
       try {
         await cp(defaultMigrationsDir(), dir, { recursive: true });
-        await writeFile(join(dir, '0002_next.up.sql'), 'CREATE TABLE next_thing (x int);\n');
-        await writeFile(join(dir, '0002_next.down.sql'), 'DROP TABLE next_thing;\n');
+        await writeFile(join(dir, '0099_next.up.sql'), 'CREATE TABLE next_thing (x int);\n');
+        await writeFile(join(dir, '0099_next.down.sql'), 'DROP TABLE next_thing;\n');
         await expect(createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir })).rejects.toThrow(
-          /current: 0001_init, latest: 0002_next; pending: 0002_next\): run `service migrate up`/,
+          /current: 0002_pattern_counts, latest: 0099_next; pending: 0099_next\): run `service migrate up`/,
         );
         await migrateUp(pool, { dir });
         const storage = await createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir });

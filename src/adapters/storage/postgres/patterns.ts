@@ -75,12 +75,13 @@ export function createPatternRepository(db: Db): PatternRepository {
     },
 
     async count(scope) {
+      // Kept by a trigger (migration 0002): a row lookup, not a scan of the scope.
       const res = await db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM patterns WHERE tenant_id = $1 AND project_id = $2',
+        'SELECT n::int AS n FROM pattern_counts WHERE tenant_id = $1 AND project_id = $2',
         [scope.tenant_id, scope.project_id],
         'patterns.count',
       );
-      return res.rows[0].n;
+      return res.rows[0]?.n ?? 0;
     },
 
     async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
