@@ -47,16 +47,12 @@ const REUSE_BONUS = 0.1;
 const OVERFETCH = 3;
 const WIDEN = 4;
 /**
- * A search costs one scan whatever k is, so the first fetch is generous: with eval weighting
- * the page's scores sit below raw similarity, and a small first fetch would widen (rescan and
- * re-dedup) on almost every recall.
+ * A floor under the first fetch, so small pages still leave eval weighting and dedup room to
+ * reorder and thin the candidates. Kept small: an HNSW walk in PostgreSQL costs more the
+ * larger k is (the JSON scan costs the same for any k). Widening happens only when the page
+ * is short after dedup (BEHAVIOR.md Recall 2).
  */
-const MIN_FETCH = 100;
-/**
- * Widening only to make the eval-weighted order provably exact stops at this many candidates;
- * widening because the page is still short after dedup never stops early.
- */
-const SETTLE_LIMIT = 1_000;
+const MIN_FETCH = 20;
 
 interface Ranked extends ScoredPattern {
   score: number;
@@ -104,15 +100,7 @@ function filterOf(input: RecallInput): PatternFilter {
   return filter;
 }
 
-/**
- * Over-fetch, rank, dedup; widen while the page is short, or while it could still change.
- * Unfetched candidates have similarity ≤ the last fetched one (s_k), so their score is ≤ s_k
- * too (the quality factor is ≤ 1): once the page's last item scores ≥ s_k and one more item
- * exists (has_more), nothing unfetched can enter the page. Past SETTLE_LIMIT candidates a full
- * page is accepted as is: an unfetched pattern would need a quality factor far above the
- * page's to overtake it, and proving it cannot would mean scanning the scope again and again.
- * (A far candidate could in theory bridge two dedup groups; that rare effect is accepted.)
- */
+/** Over-fetch, rank, dedup; widen while the page is still short and the scope has more. */
 async function semanticRanking(
   deps: ServiceDeps,
   scope: Scope,
@@ -126,13 +114,9 @@ async function semanticRanking(
   for (;;) {
     const found = await deps.storage.patterns.search(scope, vector, k, filter);
     const ranked = await rankAndDedup(deps, scope, found, input);
-    const exhausted = found.length < k;
-    const lastFetched = found.length > 0 ? found[found.length - 1].similarity : 0;
-    const full = ranked.length > need;
-    const settled = full && ranked[need - 1].score >= lastFetched;
-    if (exhausted || settled || (full && k >= SETTLE_LIMIT)) return ranked;
-    // Short pages widen step by step; an unsettled full page goes straight to the limit.
-    k = full ? Math.max(SETTLE_LIMIT, k * WIDEN) : k * WIDEN;
+    // need + 1 survivors also answer has_more.
+    if (found.length < k || ranked.length > need) return ranked;
+    k *= WIDEN;
   }
 }
 

@@ -17,15 +17,18 @@ export function createEvalRepository(db: Db): EvalRepository {
     async recent(scope, patternIds, n) {
       const out = new Map<string, number[]>();
       if (patternIds.length === 0 || n <= 0) return out;
+      // One short index walk per pattern (LIMIT n each) rather than ranking every observation
+      // of every candidate: recall asks this for up to a hundred candidates on each call.
       const res = await db.query<{ pattern_id: string; score: number }>(
-        `SELECT pattern_id, score FROM (
-           SELECT pattern_id, score, at, id,
-                  row_number() OVER (PARTITION BY pattern_id ORDER BY at DESC, id DESC) AS rn
-           FROM eval_observations
-           WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])
-         ) ranked
-         WHERE rn <= $4
-         ORDER BY pattern_id, rn`,
+        `SELECT p.id AS pattern_id, e.score
+         FROM unnest($3::text[]) WITH ORDINALITY AS p(id, ord)
+         CROSS JOIN LATERAL (
+           SELECT score, at, id FROM eval_observations
+           WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = p.id
+           ORDER BY at DESC, id DESC
+           LIMIT $4
+         ) e
+         ORDER BY p.ord, e.at DESC, e.id DESC`,
         [scope.tenant_id, scope.project_id, [...new Set(patternIds)], Math.floor(n)],
         'evals.recent',
       );
