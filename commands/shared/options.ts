@@ -15,7 +15,7 @@ export interface ClientOptionValues {
 
 /**
  * Adds the options every client command shares. Defaults come from loadClientEnv()
- * (SERVICE_URL, SERVICE_API_KEY, SERVICE_PROJECT), never from process.env directly.
+ * (SERVICE_URL, SERVICE_API_KEY, SERVICE_PROJECT), never from the environment directly.
  */
 export function addClientOptions(cmd: Command): Command {
   const env = ioOf(cmd).env;

@@ -2,7 +2,7 @@
  * The package's public entry: a typed client for a running service.
  *
  *   import { ServiceClient } from 'agent-memory-service';
- *   const client = new ServiceClient({ url: 'http://127.0.0.1:8000', apiKey: process.env.KEY });
+ *   const client = new ServiceClient({ url: 'http://127.0.0.1:8000', apiKey: myApiKey });
  *   await client.learn({ task, code, eval_score: 8.5 });
  *   const { matches } = await client.recall({ task });
  */

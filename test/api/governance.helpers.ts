@@ -6,12 +6,12 @@ import { buildServer } from '../../server/app.js';
 import type { AuthRequest, Authenticator } from '../../server/auth/authenticator.js';
 import type { Principal } from '../../server/context.js';
 import { createApp, type App } from '../../src/app.js';
-import { loadConfig, type Env } from '../../src/config.js';
+import type { Env } from '../../src/config.js';
 import { UnauthenticatedError } from '../../src/core/errors.js';
 import { ROLES, type Role } from '../../src/core/types.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { Storage } from '../../src/ports/storage.js';
-import { MODEL_PATH } from './helpers.js';
+import { testConfig } from './helpers.js';
 
 /**
  * Principals straight from the bearer token `<kind>.<role>.<tenant>.<project or *>`, e.g.
@@ -51,14 +51,7 @@ export interface GovServer {
 /** A server over JSON storage in a temp dir (or the given storage), the offline model, and `clock`. */
 export async function startGovServer(clock: Clock, opts: { storage?: Storage; env?: Env } = {}): Promise<GovServer> {
   const dataPath = await mkdtemp(join(tmpdir(), 'svc-gov-'));
-  const config = loadConfig({
-    SERVICE_DATA_PATH: dataPath,
-    SERVICE_LOCAL_EMBEDDINGS: '1',
-    SERVICE_EMBEDDING_MODEL_PATH: MODEL_PATH,
-    SERVICE_LLM_PROVIDER: 'none',
-    SERVICE_LOG_LEVEL: 'silent',
-    SERVICE_AUTH_MODE: 'dev',
-    SERVICE_ALLOW_NO_AUTH: 'true',
+  const config = testConfig(dataPath, {
     // Many calls from one test IP and key; the limits are not under test here.
     SERVICE_RATE_LIMIT_DEFAULT: '100000',
     SERVICE_RATE_LIMIT_PER_KEY: '100000',

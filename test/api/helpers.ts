@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../server/app.js';
 import { createApp, type App } from '../../src/app.js';
-import { loadConfig, type Env } from '../../src/config.js';
+import { loadConfig, type Config, type Env } from '../../src/config.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import type { Storage } from '../../src/ports/storage.js';
@@ -23,13 +23,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/**
- * A server over real JSON storage in a fresh temp dir and the real local embedder on the
- * offline model. Defaults: dev auth (no keys), no LLM, silent logs; `env` overrides any of it.
- */
-export async function startServer(env: Env = {}, overrides: Partial<ServiceDeps> = {}): Promise<TestServer> {
-  const dataPath = await mkdtemp(join(tmpdir(), 'svc-api-'));
-  const config = loadConfig({
+/** The API tests' defaults: JSON storage at `dataPath`, offline model, dev auth, no LLM, silent logs. */
+export function testConfig(dataPath: string, env: Env = {}): Config {
+  return loadConfig({
     SERVICE_DATA_PATH: dataPath,
     SERVICE_LOCAL_EMBEDDINGS: '1',
     SERVICE_EMBEDDING_MODEL_PATH: MODEL_PATH,
@@ -39,6 +35,15 @@ export async function startServer(env: Env = {}, overrides: Partial<ServiceDeps>
     SERVICE_ALLOW_NO_AUTH: 'true',
     ...env,
   });
+}
+
+/**
+ * A server over real JSON storage in a fresh temp dir and the real local embedder on the
+ * offline model. Defaults: dev auth (no keys), no LLM, silent logs; `env` overrides any of it.
+ */
+export async function startServer(env: Env = {}, overrides: Partial<ServiceDeps> = {}): Promise<TestServer> {
+  const dataPath = await mkdtemp(join(tmpdir(), 'svc-api-'));
+  const config = testConfig(dataPath, env);
   const app = await createApp(config, overrides);
   const server = await buildServer(app);
   return {

@@ -1,17 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm } from '../llm/helpers.js';
 import { ManualClock, startServer, type TestServer } from './helpers.js';
 import { accepted, pollJob, scriptEverything } from './jobs-support.js';
 
 /** The worker of one process: its concurrency bound, the 7-day cleanup and stale recovery. */
 
-let fake: FakeLlm;
+const fake = await useFakeLlm();
 let t: TestServer | null = null;
-beforeAll(async () => { fake = await startFakeLlm(); });
-afterAll(async () => { await fake.close(); });
-beforeEach(() => fake.reset());
 afterEach(async () => {
   await t?.close();
   t = null;

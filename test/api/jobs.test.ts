@@ -1,16 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { JobListResponse, JobRecord } from '../../src/contracts/jobs.js';
 import { loadConfig } from '../../src/config.js';
-import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm } from '../llm/helpers.js';
 import { learnBody, ManualClock, startServer, type TestServer } from './helpers.js';
 import { accepted, isComposer, pollJob, scriptEverything } from './jobs-support.js';
 
-let fake: FakeLlm;
+const fake = await useFakeLlm();
 let t: TestServer | null = null;
-beforeAll(async () => { fake = await startFakeLlm(); });
-afterAll(async () => { await fake.close(); });
-beforeEach(() => fake.reset());
 afterEach(async () => {
   await t?.close();
   t = null;

@@ -1,18 +1,16 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLlm } from '../../src/adapters/llm/index.js';
 import { parseRetryAfter } from '../../src/adapters/llm/provider.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from '../../src/adapters/llm/resilient.js';
 import { loadConfig } from '../../src/config.js';
 import { UnavailableError } from '../../src/core/errors.js';
 import { noopInstruments, silentLogger, type Instruments } from '../../src/ports/observability.js';
-import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply, startFakeLlm } from '../fixtures/fake-llm/server.js';
+import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, llmFor, makeLlm, PROVIDERS } from './helpers.js';
 
-let fake: FakeLlm;
-beforeAll(async () => { fake = await startFakeLlm(); });
-afterAll(async () => { await fake.close(); });
-beforeEach(() => fake.reset());
+const fake = await useFakeLlm();
 
 describe.each(PROVIDERS)('LLM adapter through the real SDK (%s)', (provider) => {
   it('sends system, prompt, temperature and model, and returns text and usage', async () => {

@@ -1,14 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EvaluateResponse } from '../../src/contracts/llm.js';
-import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply } from '../fixtures/fake-llm/server.js';
+import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { startServer, type TestServer } from '../api/helpers.js';
 import { evaluatorScript, PROVIDERS, scores, startLlmServer } from './helpers.js';
 
-let fake: FakeLlm;
+const fake = await useFakeLlm();
 let t: TestServer | null = null;
-beforeAll(async () => { fake = await startFakeLlm(); });
-afterAll(async () => { await fake.close(); });
-beforeEach(() => fake.reset());
 afterEach(async () => {
   await t?.close();
   t = null;

@@ -1,16 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EvolveResponse } from '../../src/contracts/llm.js';
 import type { FeedbackCluster } from '../../src/core/types.js';
 import { matchAddressed } from '../../src/services/evolve.js';
-import { reply, startFakeLlm, type ChatCall, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply, type ChatCall } from '../fixtures/fake-llm/server.js';
+import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { startServer, type TestServer } from '../api/helpers.js';
 import { PROVIDERS, startLlmServer } from './helpers.js';
 
-let fake: FakeLlm;
+const fake = await useFakeLlm();
 let t: TestServer | null = null;
-beforeAll(async () => { fake = await startFakeLlm(); });
-afterAll(async () => { await fake.close(); });
-beforeEach(() => fake.reset());
 afterEach(async () => {
   await t?.close();
   t = null;

@@ -6,24 +6,15 @@ export const PATTERN_COLUMNS =
   'id, task, code, output, eval_score, success_score, reuse_count, run_id, classification, source, ' +
   'author, expires_at, redacted, created_at, updated_at, last_aged_at';
 
-export interface PatternRow {
-  id: string;
-  task: string;
-  code: string;
-  output: string | null;
-  eval_score: number;
-  success_score: number;
-  reuse_count: number;
-  run_id: string | null;
+/** A patterns row as pg returns it: the record's fields, with timestamps as Date and enums as text. */
+export type PatternRow = Omit<PatternRecord, 'classification' | 'source' | 'expires_at' | 'created_at' | 'updated_at' | 'last_aged_at'> & {
   classification: string;
   source: string;
-  author: string | null;
   expires_at: Date | null;
-  redacted: boolean;
   created_at: Date;
   updated_at: Date;
   last_aged_at: Date | null;
-}
+};
 
 export function iso(d: Date): string;
 export function iso(d: Date | null): string | null;
