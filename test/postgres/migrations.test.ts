@@ -11,7 +11,7 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
@@ -90,6 +90,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
     expect(await migrateDown(pool)).toEqual(['0002_pattern_counts']);
     expect(await tables(pool)).not.toContain('pattern_counts');
     expect(await migrateDown(pool)).toEqual(['0001_init']);
@@ -103,6 +104,49 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(await migrateDown(pool, { to: '0' })).toEqual([...ALL].reverse());
     expect(await migrateUp(pool, { to: LATEST })).toEqual(ALL);
     expect(await fingerprint(pool)).toEqual(schema);
+  });
+
+  it('0003: HNSW over half-precision copies, no index on updated_at, pages kept 25% free; down restores 0002', async () => {
+    const indexes = async () => (await pool.query<{ f: string }>(
+      "SELECT indexdef AS f FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'patterns' ORDER BY indexname",
+    )).rows.map((r) => r.f);
+    const fillfactor = async () => (await pool.query<{ o: string[] | null }>(
+      "SELECT reloptions AS o FROM pg_class WHERE oid = 'public.patterns'::regclass",
+    )).rows[0].o;
+    await migrateUp(pool, { to: '0002_pattern_counts' });
+    const before = await indexes();
+    const hnsw = (defs: string[]) => defs.filter((d) => d.includes('USING hnsw'));
+    expect(hnsw(before)).toHaveLength(2);
+    expect(hnsw(before).every((d) => d.includes('vector_cosine_ops') && !d.includes('halfvec'))).toBe(true);
+    // Rows stored before the upgrade are in the rebuilt index (it is built over the table).
+    await pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       SELECT 't', 'p', 'x' || g, 'task', 'code', 5, 5, now(), now(), 384, array_fill(g::real, ARRAY[384])::vector
+       FROM generate_series(1, 3) g`,
+    );
+
+    expect(await migrateUp(pool)).toEqual(['0003_fast_recall']);
+    const after = await indexes();
+    expect(hnsw(after).map((d) => /embedding\)::halfvec\((\d+)\)\) halfvec_cosine_ops\) WHERE \(dim = (\d+)\)/.exec(d)?.slice(1))).toEqual([
+      ['1536', '1536'], ['384', '384'],
+    ]);
+    expect(after.some((d) => d.includes('updated_at'))).toBe(false);
+    expect(await fillfactor()).toEqual(['fillfactor=75']);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN; SET LOCAL enable_seqscan = off');
+      const explain = await client.query<{ 'QUERY PLAN': string }>(
+        "EXPLAIN SELECT id FROM patterns WHERE dim = 384 ORDER BY embedding::halfvec(384) <=> array_fill(1::real, ARRAY[384])::halfvec(384) LIMIT 3",
+      );
+      expect(explain.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan using patterns_embedding_384_hnsw/);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+
+    expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
+    expect(await indexes()).toEqual(before);
+    expect(await fillfactor()).toBeNull();
   });
 
   it('0002 seeds the per-scope pattern counts from existing rows and keeps them on insert and delete', async () => {
@@ -132,7 +176,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       const [a, b] = await Promise.all([migrateUp(pool), migrateUp(other)]);
       expect([...a, ...b].sort()).toEqual(ALL);
       const rows = await pool.query('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(rows.rows).toEqual(ALL.map((_, i) => ({ version: i + 1 })));
       expect(await tables(pool)).toEqual(EXPECTED_TABLES);
     } finally {
       await other.end();
@@ -163,13 +207,13 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     it('steps down one revision at a time or to a named one', async () => {
       await writeFile(join(dir, '0099_extra.up.sql'), 'CREATE TABLE extra (x int);\n');
       await writeFile(join(dir, '0099_extra.down.sql'), 'DROP TABLE extra;\n');
-      expect(await migrateUp(pool, { dir, to: '0002' })).toEqual(ALL);
+      expect(await migrateUp(pool, { dir, to: '0003' })).toEqual(ALL);
       expect(await migrateUp(pool, { dir })).toEqual(['0099_extra']);
 
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

@@ -45,7 +45,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       await pool.end();
       const url = withSearchPath(db.url, 'empty_one');
       await expect(createPostgresStorage(pgConfig(url))).rejects.toThrow(
-        /database schema is outdated \(current: none, latest: 0002_pattern_counts; pending: 0001_init, 0002_pattern_counts\): run `service migrate up`/,
+        /database schema is outdated \(current: none, latest: 0003_fast_recall; pending: 0001_init, 0002_pattern_counts, 0003_fast_recall\): run `service migrate up`/,
       );
     });
 
@@ -58,7 +58,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
         await writeFile(join(dir, '0099_next.up.sql'), 'CREATE TABLE next_thing (x int);\n');
         await writeFile(join(dir, '0099_next.down.sql'), 'DROP TABLE next_thing;\n');
         await expect(createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir })).rejects.toThrow(
-          /current: 0002_pattern_counts, latest: 0099_next; pending: 0099_next\): run `service migrate up`/,
+          /current: 0003_fast_recall, latest: 0099_next; pending: 0099_next\): run `service migrate up`/,
         );
         await migrateUp(pool, { dir });
         const storage = await createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir });
@@ -73,6 +73,39 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
         await schema.drop();
       }
     });
+  });
+
+  it('counting reuse is a HOT update: no index (the HNSW graph above all) gets a new entry', async () => {
+    const schema = await createMigratedSchema(db, 'hot');
+    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    const storage = await createPostgresStorage(pgConfig(schema.url));
+    try {
+      const ids = Array.from({ length: 12 }, (_, i) => `hot${i}`);
+      for (const [i, id] of ids.entries()) await storage.patterns.insert(scope, record(id), vec(i));
+      // One reuse per statement, as recalls spread over time do; three rounds over every row,
+      // so each update finds the previous round's dead version on its page.
+      for (let round = 0; round < 3; round++) {
+        for (const id of ids) await storage.patterns.recordReuse(scope, [id], 0.1, `2025-02-0${round + 2}T00:00:00.000Z`);
+      }
+      expect((await storage.patterns.get(scope, 'hot0'))?.reuse_count).toBe(3);
+    } finally {
+      // Closing the pool ends its sessions, which hands their table counters to the server.
+      await storage.close();
+    }
+    try {
+      let counts = { upd: 0, hot: 0 };
+      for (let i = 0; i < 100 && counts.upd < 36; i++) {
+        const res = await pool.query<{ upd: string; hot: string }>(
+          "SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relid = 'patterns'::regclass",
+        );
+        counts = { upd: Number(res.rows[0].upd), hot: Number(res.rows[0].hot) };
+        if (counts.upd < 36) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(counts).toEqual({ upd: 36, hot: 36 });
+    } finally {
+      await pool.end();
+      await schema.drop();
+    }
   });
 
   describe('on a migrated schema', () => {
