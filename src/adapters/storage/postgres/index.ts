@@ -7,6 +7,7 @@ import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
+import { PlannerStatistics } from './planner-stats.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
 
@@ -52,10 +53,12 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   const db = new Db(pool, opts.instruments ?? noopInstruments);
   // The queue shares the pool; its LISTEN connection is its own (a pooled client can't wait).
   const jobs = createPostgresJobRepository(db, { listenUrl: config.databaseUrl, logger });
+  const plannerStats = new PlannerStatistics(db, logger);
+  plannerStats.start();
   let closed = false;
   return {
     kind: 'postgres',
-    patterns: createPatternRepository(db),
+    patterns: createPatternRepository(db, plannerStats),
     evals: createEvalRepository(db),
     feedback: createFeedbackRepository(db),
     skills: createSkillRepository(db),
@@ -72,7 +75,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     async close() {
       if (closed) return;
       closed = true;
-      await jobs.close();
+      await Promise.all([jobs.close(), plannerStats.close()]);
       await pool.end();
     },
   };
