@@ -73,6 +73,18 @@ export interface ScoredPattern {
   similarity: number;
 }
 
+/**
+ * A search hit with only what recall ranks and dedups on: no code or output, which can be
+ * hundreds of kilobytes and are needed for the returned page alone.
+ */
+export interface RecallCandidate {
+  id: string;
+  task: string;
+  similarity: number;
+  /** The pattern's newest eval observations, newest first (empty when none or not asked for). */
+  recent_evals: number[];
+}
+
 export interface FeedbackCluster {
   id: string;
   /** The representative sentence. */

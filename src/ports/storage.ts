@@ -1,6 +1,6 @@
 import type {
   AuditEvent, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
-  RoiEvent, Scope, ScoredPattern,
+  RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
@@ -29,6 +29,12 @@ export interface PatternRepository {
    * filter applied inside the search (never after it), at most `k`.
    */
   search(scope: Scope, vector: Float32Array, k: number, filter?: PatternFilter): Promise<ScoredPattern[]>;
+  /**
+   * The same search as `search` (same hits, same order), returning light candidates for
+   * recall: id, task and similarity, plus each hit's newest `evalWindow` eval observations
+   * (newest first; none asked for when 0). Recall loads whole records for its page only.
+   */
+  candidates(scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, evalWindow: number): Promise<RecallCandidate[]>;
   /** Every pattern of the scope matching the filter, ordered by id (oldest first), streamed in pages. */
   iterate(scope: Scope, filter?: PatternFilter): AsyncIterable<PatternRecord>;
   /** For each id: reuse_count + 1 and success_score + delta (capped at 10), updated_at = at. */

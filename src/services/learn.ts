@@ -43,9 +43,9 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   const existing = await findNearIdentical(deps, scope, vector, task);
 
   let stored: boolean;
-  let key: string;
+  let patternId: string;
   if (existing) {
-    key = patternKey(existing.id);
+    patternId = existing.id;
     // A better run of the same task replaces the old solution in place (key and reuse_count kept).
     stored = input.eval_score > existing.success_score;
     if (stored) {
@@ -62,7 +62,6 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
         last_aged_at: now,
       });
     }
-    await storage.evals.add(scope, existing.id, input.eval_score, now);
   } else {
     const record: PatternRecord = {
       id: newId(clock.now()),
@@ -83,21 +82,25 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
       last_aged_at: null,
     };
     await storage.patterns.insert(scope, record, vector);
-    await storage.evals.add(scope, record.id, input.eval_score, now);
-    key = patternKey(record.id);
+    patternId = record.id;
     stored = true;
   }
 
-  await storage.metrics.recordRun(scope, input.eval_score);
-  await storage.analytics.append(scope, {
-    at: now,
-    kind: 'learn',
-    stored,
-    eval_score: input.eval_score,
-    latency_ms: clock.now().getTime() - started.getTime(),
-  });
+  // The run's score is an eval observation of the pattern it landed on; it, the metrics and the
+  // ROI event are independent writes, sent together.
+  await Promise.all([
+    storage.evals.add(scope, patternId, input.eval_score, now),
+    storage.metrics.recordRun(scope, input.eval_score),
+    storage.analytics.append(scope, {
+      at: now,
+      kind: 'learn',
+      stored,
+      eval_score: input.eval_score,
+      latency_ms: clock.now().getTime() - started.getTime(),
+    }),
+  ]);
 
-  const result: LearnResult = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: key };
+  const result: LearnResult = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
   if (redacted) result.redacted = true;
   return result;
 }

@@ -1,9 +1,10 @@
-import { DEDUP_JACCARD_THRESHOLD, dedupeByTask } from '../core/dedup.js';
-import { qualityFactor, QUALITY_WINDOW } from '../core/quality.js';
+import { QUALITY_WINDOW } from '../core/quality.js';
+import { rankCandidates, type RankedCandidate, type RankOptions } from '../core/ranking.js';
 import { reuseTier } from '../core/similarity.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import {
-  patternKey, type Classification, type PatternFilter, type ReuseTier, type Scope, type ScoredPattern, type Source,
+  patternKey, type Classification, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
+  type Source,
 } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -54,13 +55,11 @@ const WIDEN = 4;
  */
 const MIN_FETCH = 20;
 
-interface Ranked extends ScoredPattern {
-  score: number;
-}
-
 /**
- * Recall (BEHAVIOR.md "Recall"). `readonly` (GET recall, or `readonly: true`) skips every
- * side effect: no reuse counting, no ROI event, no metrics.
+ * Recall (BEHAVIOR.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
+ * evals); whole records, code included, are loaded for the returned page only. `readonly`
+ * (GET recall, or `readonly: true`) skips every side effect: no reuse counting, no ROI event,
+ * no metrics.
  */
 export async function recall(
   deps: ServiceDeps,
@@ -83,8 +82,8 @@ export async function recall(
     : await keywordRanking(deps, scope, filter, input);
 
   const end = input.offset + input.limit;
-  const page = ranked.slice(input.offset, end);
-  const matches = page.map((r) => toMatch(r, deps));
+  const page = await withRecords(deps, scope, ranked.slice(input.offset, end));
+  const matches = page.map(({ candidate, record }) => toMatch(candidate, record, deps));
   const has_more = ranked.length > end;
   const result: RecallResult = { matches, has_more, next_offset: has_more ? end : null };
 
@@ -100,6 +99,11 @@ function filterOf(input: RecallInput): PatternFilter {
   return filter;
 }
 
+function rankOptions(input: RecallInput): RankOptions {
+  // Only the page plus one survivor (for has_more) is ever used, so dedup may stop there.
+  return { evalWeighted: input.eval_weighted, deduplicate: input.deduplicate, keep: input.offset + input.limit + 1 };
+}
+
 /** Over-fetch, rank, dedup; widen while the page is still short and the scope has more. */
 async function semanticRanking(
   deps: ServiceDeps,
@@ -107,13 +111,14 @@ async function semanticRanking(
   vector: Float32Array,
   filter: PatternFilter,
   input: RecallInput,
-): Promise<Ranked[]> {
+): Promise<RankedCandidate[]> {
   const need = input.offset + input.limit;
+  const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
   // No count() first: a search that returns fewer than k rows has seen the whole scope.
   let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
   for (;;) {
-    const found = await deps.storage.patterns.search(scope, vector, k, filter);
-    const ranked = await rankAndDedup(deps, scope, found, input);
+    const found = await deps.storage.patterns.candidates(scope, vector, k, filter, evalWindow);
+    const ranked = rankCandidates(found, rankOptions(input));
     // need + 1 survivors also answer has_more.
     if (found.length < k || ranked.length > need) return ranked;
     k *= WIDEN;
@@ -121,41 +126,48 @@ async function semanticRanking(
 }
 
 /** Every pattern of the scope ranked by token Jaccard with the query (no embedder needed). */
-async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFilter, input: RecallInput): Promise<Ranked[]> {
+async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFilter, input: RecallInput): Promise<RankedCandidate[]> {
   const query = tokenSet(input.task);
-  const scored: ScoredPattern[] = [];
+  const found: RecallCandidate[] = [];
   for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
     const similarity = jaccardOfSets(query, tokenSet(pattern.task));
-    if (similarity > 0) scored.push({ pattern, similarity });
+    if (similarity > 0) found.push({ id: pattern.id, task: pattern.task, similarity, recent_evals: [] });
   }
-  scored.sort((a, b) => b.similarity - a.similarity);
-  return rankAndDedup(deps, scope, scored, input);
-}
-
-async function rankAndDedup(deps: ServiceDeps, scope: Scope, found: ScoredPattern[], input: RecallInput): Promise<Ranked[]> {
-  let weights: Map<string, number[]> | null = null;
+  found.sort((a, b) => b.similarity - a.similarity);
   if (input.eval_weighted && found.length > 0) {
-    weights = await deps.storage.evals.recent(scope, found.map((f) => f.pattern.id), QUALITY_WINDOW);
+    const recent = await deps.storage.evals.recent(scope, found.map((c) => c.id), QUALITY_WINDOW);
+    for (const c of found) c.recent_evals = recent.get(c.id) ?? [];
   }
-  const ranked: Ranked[] = found.map((f) => ({
-    ...f,
-    score: weights ? f.similarity * qualityFactor(weights.get(f.pattern.id) ?? []) : f.similarity,
-  }));
-  // Stable sort: equal scores keep the storage's similarity order.
-  ranked.sort((a, b) => b.score - a.score);
-  // Only the page plus one survivor (for has_more) is ever used, so dedup may stop there.
-  const keep = input.offset + input.limit + 1;
-  return input.deduplicate ? dedupeByTask(ranked, (r) => r.pattern.task, DEDUP_JACCARD_THRESHOLD, keep) : ranked;
+  return rankCandidates(found, rankOptions(input));
 }
 
-function toMatch(r: Ranked, deps: ServiceDeps): RecallMatch {
-  const { pattern } = r;
+interface PageEntry {
+  candidate: RankedCandidate;
+  record: PatternRecord;
+}
+
+/**
+ * Loads the page's whole records in one call. A pattern deleted between the search and this
+ * read drops out of the page rather than being shown half-known.
+ */
+async function withRecords(deps: ServiceDeps, scope: Scope, page: RankedCandidate[]): Promise<PageEntry[]> {
+  if (page.length === 0) return [];
+  const records = new Map((await deps.storage.patterns.getMany(scope, page.map((c) => c.id))).map((r) => [r.id, r]));
+  const out: PageEntry[] = [];
+  for (const candidate of page) {
+    const record = records.get(candidate.id);
+    if (record) out.push({ candidate, record });
+  }
+  return out;
+}
+
+function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: ServiceDeps): RecallMatch {
   return {
-    similarity: r.similarity,
-    reuse_tier: reuseTier(r.similarity, deps.config.tiers),
-    pattern_key: patternKey(pattern.id),
-    score: r.score,
-    pattern: { task: pattern.task, code: pattern.code, success_score: pattern.success_score, reuse_count: pattern.reuse_count },
+    similarity: candidate.similarity,
+    reuse_tier: reuseTier(candidate.similarity, deps.config.tiers),
+    pattern_key: patternKey(record.id),
+    score: candidate.score,
+    pattern: { task: record.task, code: record.code, success_score: record.success_score, reuse_count: record.reuse_count },
   };
 }
 
@@ -163,25 +175,27 @@ async function recordSideEffects(
   deps: ServiceDeps,
   scope: Scope,
   matches: RecallMatch[],
-  page: Ranked[],
+  page: PageEntry[],
   started: Date,
 ): Promise<void> {
   const { storage, clock, instruments } = deps;
-  const reusedIds = page.filter((_, i) => matches[i].reuse_tier !== 'fresh').map((r) => r.pattern.id);
+  const reusedIds = page.filter((_, i) => matches[i].reuse_tier !== 'fresh').map((e) => e.record.id);
   const now = clock.now();
-  if (reusedIds.length > 0) await storage.patterns.recordReuse(scope, reusedIds, REUSE_BONUS, now.toISOString());
-
   const best = matches.reduce<RecallMatch | null>((b, m) => (b === null || m.similarity > b.similarity ? m : b), null);
   const reused = best !== null && best.reuse_tier !== 'fresh';
   if (reused) instruments.recallHit();
   else instruments.recallMiss();
-  await storage.metrics.recordRecall(scope, reused);
-  await storage.analytics.append(scope, {
-    at: now.toISOString(),
-    kind: 'recall',
-    best_similarity: best?.similarity ?? null,
-    best_tier: best?.reuse_tier ?? null,
-    matches: matches.length,
-    latency_ms: now.getTime() - started.getTime(),
-  });
+  // Three independent writes: sent together, a recall waits for the slowest, not for the sum.
+  await Promise.all([
+    reusedIds.length > 0 ? storage.patterns.recordReuse(scope, reusedIds, REUSE_BONUS, now.toISOString()) : null,
+    storage.metrics.recordRecall(scope, reused),
+    storage.analytics.append(scope, {
+      at: now.toISOString(),
+      kind: 'recall',
+      best_similarity: best?.similarity ?? null,
+      best_tier: best?.reuse_tier ?? null,
+      matches: matches.length,
+      latency_ms: now.getTime() - started.getTime(),
+    }),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../../core/errors.js';
-import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
@@ -30,6 +30,16 @@ function assertDimension(store: ScopeStore, unit: Float32Array): void {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
+
+/** The scope's k nearest rows to `vector` that pass the filter (applied inside the scan). */
+function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined) {
+  assertVector(vector);
+  const store = registry.forRead(scope);
+  const limit = Math.floor(k);
+  if (!store || !(limit > 0)) return [];
+  const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
+  return store.state.index.search(normalized(vector), limit, accept);
+}
 
 export function createPatternRepository(registry: ScopeRegistry): PatternRepository {
   return {
@@ -99,13 +109,19 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
     },
 
     async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
-      assertVector(vector);
-      const store = registry.forRead(scope);
-      const limit = Math.floor(k);
-      if (!store || !(limit > 0)) return [];
-      const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
-      const hits = store.state.index.search(normalized(vector), limit, accept);
-      return hits.map((h) => ({ pattern: { ...h.item }, similarity: clamp01(h.score) }));
+      return nearest(registry, scope, vector, k, filter).map((h) => ({ pattern: { ...h.item }, similarity: clamp01(h.score) }));
+    },
+
+    async candidates(scope, vector, k, filter, evalWindow): Promise<RecallCandidate[]> {
+      const hits = nearest(registry, scope, vector, k, filter);
+      const state = registry.forRead(scope)?.state;
+      const window = Math.floor(evalWindow);
+      return hits.map((h) => ({
+        id: h.id,
+        task: h.item.task,
+        similarity: clamp01(h.score),
+        recent_evals: (window > 0 ? state?.recentEvals(h.id, window) : undefined) ?? [],
+      }));
     },
 
     async *iterate(scope, filter) {

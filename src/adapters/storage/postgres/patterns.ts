@@ -1,8 +1,9 @@
-import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
+import type { PlannerStatistics } from './planner-stats.js';
 import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
-import { buildSearchStatement, distanceToSimilarity } from './search.js';
+import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity } from './search.js';
 
 const PAGE_SIZE = 500;
 
@@ -17,7 +18,15 @@ async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promis
   await q.query('DELETE FROM pattern_skills WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
 }
 
-export function createPatternRepository(db: Db): PatternRepository {
+interface CandidateRow {
+  id: string;
+  task: string;
+  distance: number;
+  recent_evals?: number[];
+}
+
+/** `stats` hears of every write, so the planner's picture of the table stays current. */
+export function createPatternRepository(db: Db, stats: PlannerStatistics): PatternRepository {
   return {
     async insert(scope, pattern, vector) {
       const embedding = vectorParam(vector);
@@ -27,6 +36,7 @@ export function createPatternRepository(db: Db): PatternRepository {
         [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern), vector.length, embedding],
         'patterns.insert',
       );
+      stats.noteWrites(1);
     },
 
     async get(scope, id) {
@@ -60,11 +70,12 @@ export function createPatternRepository(db: Db): PatternRepository {
         params,
         'patterns.update',
       );
+      stats.noteWrites(res.rowCount ?? 0);
       return (res.rowCount ?? 0) > 0;
     },
 
     async delete(scope, id) {
-      return db.tx('patterns.delete', async (q) => {
+      const deleted = await db.tx('patterns.delete', async (q) => {
         const res = await q.query('DELETE FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = $3', [
           scope.tenant_id, scope.project_id, id,
         ]);
@@ -72,6 +83,8 @@ export function createPatternRepository(db: Db): PatternRepository {
         await deleteDependents(q, scope, [id]);
         return true;
       });
+      if (deleted) stats.noteWrites(1);
+      return deleted;
     },
 
     async count(scope) {
@@ -91,26 +104,41 @@ export function createPatternRepository(db: Db): PatternRepository {
       return res.rows.map(({ distance, ...row }) => ({ pattern: rowToPattern(row), similarity: distanceToSimilarity(distance) }));
     },
 
+    async candidates(scope, vector, k, filter, evalWindow): Promise<RecallCandidate[]> {
+      if (k <= 0) return [];
+      const window = Math.max(0, Math.floor(evalWindow));
+      const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: CANDIDATE_COLUMNS, evalWindow: window });
+      const res = await db.tx('patterns.candidates', (q) => q.query<CandidateRow>(stmt.sql, stmt.params), stmt.setup);
+      return res.rows.map((r) => ({
+        id: r.id,
+        task: r.task,
+        similarity: distanceToSimilarity(r.distance),
+        recent_evals: r.recent_evals ?? [],
+      }));
+    },
+
     iterate(scope, filter) {
       return iteratePatterns(db, scope, filter);
     },
 
     async recordReuse(scope, ids, delta, at) {
       if (ids.length === 0) return;
-      await db.query(
+      const res = await db.query(
         `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + $4), updated_at = $5
          WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
         [scope.tenant_id, scope.project_id, [...new Set(ids)], delta, at],
         'patterns.recordReuse',
       );
+      stats.noteWrites(res.rowCount ?? 0);
     },
 
     async setVector(scope, id, vector) {
-      await db.query(
+      const res = await db.query(
         'UPDATE patterns SET dim = $4, embedding = $5::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3',
         [scope.tenant_id, scope.project_id, id, vector.length, vectorParam(vector)],
         'patterns.setVector',
       );
+      stats.noteWrites(res.rowCount ?? 0);
     },
 
     async vectors(scope, ids) {

@@ -1,8 +1,11 @@
 import type { PatternFilter, Scope } from '../../../core/types.js';
 import { PATTERN_COLUMNS, scopeWhere, vectorParam } from './rows.js';
 
-/** Dimensions with a partial HNSW index (migrations/0001_init.up.sql). Others still work, unindexed. */
+/** Dimensions with a partial HNSW index (migrations 0001, 0003). Others still work, unindexed. */
 export const INDEXED_DIMENSIONS: readonly number[] = [384, 1536];
+
+/** Columns recall ranks on: everything but code and output, which may be large (TOAST). */
+export const CANDIDATE_COLUMNS = 'id, task, success_score, reuse_count';
 
 export interface SearchStatement {
   /** Transaction-local planner settings, sent with BEGIN. */
@@ -11,36 +14,67 @@ export interface SearchStatement {
   params: unknown[];
 }
 
+export interface SearchShape {
+  /** Columns selected from patterns (PATTERN_COLUMNS for whole records). */
+  columns: string;
+  /** Also return each hit's newest `evalWindow` eval scores as `recent_evals` (0: don't). */
+  evalWindow: number;
+}
+
+const WHOLE_RECORDS: SearchShape = { columns: PATTERN_COLUMNS, evalWindow: 0 };
+
 /**
  * The nearest-neighbour query for one scope and filter.
  *
- * - The HNSW indexes are partial expression indexes, one per dimension; the planner only
- *   considers one when the query repeats its expression (`embedding::vector(N)`) and its
- *   predicate (`dim = N`) literally, so N is spliced into the SQL (it is a validated integer).
+ * - The HNSW indexes are partial expression indexes over half-precision copies, one per
+ *   dimension; the planner only considers one when the query repeats its expression
+ *   (`embedding::halfvec(N)`) and its predicate (`dim = N`) literally, so N is spliced into
+ *   the SQL (it is a validated integer).
+ * - The index orders by half-precision distance; the distance returned is recomputed from the
+ *   full-precision column for the k rows found, so similarities are exact.
  * - Scope and filters sit in the same WHERE as the ORDER BY distance. With
  *   `hnsw.iterative_scan = relaxed_order` (pgvector 0.8) the index scan keeps walking the
  *   graph until LIMIT rows pass the filter, instead of returning only the first ef_search
  *   candidates and leaving the filter to empty them.
  * - relaxed_order may return rows slightly out of order; the outer query re-sorts the
  *   materialised candidates exactly (the pattern pgvector documents), with id as tie-break.
+ * - With an eval window, each hit's newest observations come along as an array (one index
+ *   probe per hit, LIMIT n each), sparing recall a second round trip.
  */
-export function buildSearchStatement(scope: Scope, vector: Float32Array, k: number, filter?: PatternFilter): SearchStatement {
+export function buildSearchStatement(
+  scope: Scope,
+  vector: Float32Array,
+  k: number,
+  filter?: PatternFilter,
+  shape: SearchShape = WHOLE_RECORDS,
+): SearchStatement {
   const dim = vector.length;
   if (!Number.isInteger(dim) || dim < 1) throw new Error('search vector must not be empty');
   const params: unknown[] = [vectorParam(vector)];
-  const typed = INDEXED_DIMENSIONS.includes(dim);
-  const column = typed ? `embedding::vector(${dim})` : 'embedding';
-  const probe = typed ? `$1::vector(${dim})` : '$1::vector';
+  const indexed = INDEXED_DIMENSIONS.includes(dim);
+  const order = indexed ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
   const where = scopeWhere(scope, filter, params);
   params.push(k);
+  const limit = `$${params.length}`;
+  let evals = '';
+  if (shape.evalWindow > 0) {
+    params.push(Math.floor(shape.evalWindow));
+    // patterns.id is COLLATE "C"; the observation index uses the default collation, and only
+    // a comparison in that collation can probe it.
+    evals = `, ARRAY(
+    SELECT e.score FROM eval_observations e
+    WHERE e.tenant_id = $2 AND e.project_id = $3 AND e.pattern_id = (n.id COLLATE "default")
+    ORDER BY e.at DESC, e.id DESC LIMIT $${params.length}
+  ) AS recent_evals`;
+  }
   const sql = `WITH nearest AS MATERIALIZED (
-  SELECT ${PATTERN_COLUMNS}, (${column} <=> ${probe}) AS distance
+  SELECT ${shape.columns}, (embedding <=> $1::vector) AS distance
   FROM patterns
   WHERE ${where} AND dim = ${dim}
-  ORDER BY ${column} <=> ${probe}
-  LIMIT $${params.length}
+  ORDER BY ${order}
+  LIMIT ${limit}
 )
-SELECT * FROM nearest ORDER BY distance, id`;
+SELECT n.*${evals} FROM nearest n ORDER BY n.distance, n.id`;
   // ef_search bounds the candidate list of each scan step; it must be at least k to return
   // k rows in one step (pgvector caps it at 1000).
   const efSearch = Math.min(1000, Math.max(40, k));

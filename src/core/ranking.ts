@@ -1,0 +1,29 @@
+import { DEDUP_JACCARD_THRESHOLD, dedupeByTask } from './dedup.js';
+import { qualityFactor } from './quality.js';
+import type { RecallCandidate } from './types.js';
+
+export interface RankedCandidate extends RecallCandidate {
+  /** The ranking value: similarity × quality factor when eval-weighted, else similarity. */
+  score: number;
+}
+
+export interface RankOptions {
+  evalWeighted: boolean;
+  deduplicate: boolean;
+  /** Survivors the caller will look at (its page plus one, for has_more): dedup stops there. */
+  keep: number;
+}
+
+/**
+ * Recall's ranking (BEHAVIOR.md "Recall" 3-4): score each candidate, order by score (a stable
+ * sort, so equal scores keep the storage's similarity order), then collapse near-duplicate
+ * tasks, keeping the best-ranked member of each group.
+ */
+export function rankCandidates(candidates: RecallCandidate[], opts: RankOptions): RankedCandidate[] {
+  const ranked = candidates.map((c) => ({
+    ...c,
+    score: opts.evalWeighted ? c.similarity * qualityFactor(c.recent_evals) : c.similarity,
+  }));
+  ranked.sort((a, b) => b.score - a.score);
+  return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep) : ranked;
+}
