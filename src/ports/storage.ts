@@ -144,6 +144,11 @@ export interface Storage {
   readonly jobs?: JobRepository;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
+  /**
+   * (+, optional) Stores with numbered migrations: the revision applied last, e.g.
+   * `0003_fast_recall`, read with a real query (deep health uses it in place of ping).
+   */
+  schemaRevision?(): Promise<string | null>;
   /** Flushes and releases files, locks and connections. */
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export type CheckStatus = 'ok' | 'error' | 'not_configured';
 export interface Check {
   status: CheckStatus;
   latency_ms: number | null;
+  /** (+) Storage check of a store with migrations: the revision its schema is at. */
+  schema_revision?: string | null;
 }
 
 export interface DeepHealth {
@@ -37,7 +39,7 @@ const llmProbeCache = new WeakMap<object, { at: number; check: Check }>();
 export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }): Promise<DeepHealth> {
   const now = deps.clock.now();
   const [storage, embedding, llm] = await Promise.all([
-    probe(deps, 'storage', () => deps.storage.ping()),
+    probe(deps, 'storage', storageProbe(deps)),
     // A text never seen before, so an embedding cache in front of the model cannot answer for it.
     probe(deps, 'embedding', async () => {
       await deps.embedder.embed([`health probe ${now.toISOString()} ${Math.random()}`]);
@@ -63,11 +65,18 @@ async function llmCheck(deps: ServiceDeps, now: Date): Promise<Check> {
   return check;
 }
 
-async function probe(deps: ServiceDeps, name: string, run: () => Promise<void>): Promise<Check> {
+/** The storage's real query: its schema revision where it has migrations, else a ping. */
+function storageProbe(deps: ServiceDeps): () => Promise<Partial<Check> | void> {
+  const { storage } = deps;
+  if (!storage.schemaRevision) return () => storage.ping();
+  return async () => ({ schema_revision: await storage.schemaRevision!() });
+}
+
+async function probe(deps: ServiceDeps, name: string, run: () => Promise<Partial<Check> | void>): Promise<Check> {
   const started = performance.now();
   try {
-    await run();
-    return { status: 'ok', latency_ms: round(performance.now() - started) };
+    const extra = await run();
+    return { ...extra, status: 'ok', latency_ms: round(performance.now() - started) };
   } catch (err) {
     // The cause goes to the log only: a health body must not leak hosts or connection strings.
     deps.logger.warn({ err, check: name }, 'deep health check failed');

@@ -2,7 +2,7 @@ import type { Config } from '../../../config.js';
 import { UnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
-import { assertSchemaCurrent } from '../../migrations/index.js';
+import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
 import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createPostgresJobRepository } from './jobs.js';
@@ -71,6 +71,14 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     jobs,
     async ping() {
       await db.query('SELECT 1', [], 'ping');
+    },
+    async schemaRevision() {
+      const res = await db.query<{ version: number; name: string }>(
+        'SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1',
+        [],
+        'schemaRevision',
+      );
+      return res.rows.length ? revisionLabel(res.rows[0]) : null;
     },
     async close() {
       if (closed) return;
