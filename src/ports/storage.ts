@@ -125,6 +125,18 @@ export interface MetaRepository {
   setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
 }
 
+/** What one POST recall records (BEHAVIOR.md "Recall" 7). */
+export interface RecallRecord {
+  /** Patterns returned as reusable matches: reuse_count + 1, success_score + bonus (capped at 10). */
+  reused_ids: string[];
+  bonus: number;
+  /** Time of the recall, also the patterns' new updated_at. */
+  at: string;
+  /** The best match was reusable (counts toward reuse_rate). */
+  reused: boolean;
+  event: RoiEvent;
+}
+
 export interface Storage {
   readonly kind: 'json' | 'postgres';
   readonly patterns: PatternRepository;
@@ -142,6 +154,11 @@ export interface Storage {
    * attaches a PostgreSQL one when the adapter has none; job services refuse without one.
    */
   readonly jobs?: JobRepository;
+  /**
+   * Records a POST recall: the same writes as patterns.recordReuse, metrics.recordRecall and
+   * analytics.append, made together (PostgreSQL: one statement, one transaction).
+   */
+  recordRecall(scope: Scope, record: RecallRecord): Promise<void>;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
   /**

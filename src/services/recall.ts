@@ -178,24 +178,25 @@ async function recordSideEffects(
   page: PageEntry[],
   started: Date,
 ): Promise<void> {
-  const { storage, clock, instruments } = deps;
+  const { clock, instruments } = deps;
   const reusedIds = page.filter((_, i) => matches[i].reuse_tier !== 'fresh').map((e) => e.record.id);
   const now = clock.now();
   const best = matches.reduce<RecallMatch | null>((b, m) => (b === null || m.similarity > b.similarity ? m : b), null);
   const reused = best !== null && best.reuse_tier !== 'fresh';
   if (reused) instruments.recallHit();
   else instruments.recallMiss();
-  // Three independent writes: sent together, a recall waits for the slowest, not for the sum.
-  await Promise.all([
-    reusedIds.length > 0 ? storage.patterns.recordReuse(scope, reusedIds, REUSE_BONUS, now.toISOString()) : null,
-    storage.metrics.recordRecall(scope, reused),
-    storage.analytics.append(scope, {
+  await deps.storage.recordRecall(scope, {
+    reused_ids: reusedIds,
+    bonus: REUSE_BONUS,
+    at: now.toISOString(),
+    reused,
+    event: {
       at: now.toISOString(),
       kind: 'recall',
       best_similarity: best?.similarity ?? null,
       best_tier: best?.reuse_tier ?? null,
       matches: matches.length,
       latency_ms: now.getTime() - started.getTime(),
-    }),
-  ]);
+    },
+  });
 }

@@ -100,15 +100,19 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
   };
   const wrap = <R extends object>(area: string, repo: R) => instrumented(area, repo, guard, instruments);
 
+  const patterns = wrap('patterns', createPatternRepository(registry));
+  const metrics = wrap('metrics', createMetricsRepository(registry));
+  const analytics = wrap('analytics', createAnalyticsRepository(registry));
+
   return {
     kind: 'json',
     dataPath,
-    patterns: wrap('patterns', createPatternRepository(registry)),
+    patterns,
     evals: wrap('evals', createEvalRepository(registry)),
     feedback: wrap('feedback', createFeedbackRepository(registry)),
     skills: wrap('skills', createSkillRepository(registry)),
-    metrics: wrap('metrics', createMetricsRepository(registry)),
-    analytics: wrap('analytics', createAnalyticsRepository(registry)),
+    metrics,
+    analytics,
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
@@ -117,6 +121,15 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
       getEmbeddingInfo: async () => meta.embedding,
       setEmbeddingInfo: (info) => meta.setEmbedding(info),
     } satisfies Storage['meta']),
+
+    async recordRecall(scope, r) {
+      // Three journal lines of one scope: appended together, they share the scope's fsyncs.
+      await Promise.all([
+        r.reused_ids.length > 0 ? patterns.recordReuse(scope, r.reused_ids, r.bonus, r.at) : null,
+        metrics.recordRecall(scope, r.reused),
+        analytics.append(scope, r.event),
+      ]);
+    },
 
     async ping() {
       guard();

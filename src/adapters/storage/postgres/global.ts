@@ -1,4 +1,4 @@
-import type { AuditEvent, EmbeddingInfo, RoiEvent } from '../../../core/types.js';
+import type { AuditEvent, EmbeddingInfo, RoiEvent, Scope } from '../../../core/types.js';
 import type { AnalyticsRepository, AuditRepository, MetaRepository } from '../../../ports/storage.js';
 import type { Logger } from '../../../ports/observability.js';
 import type { Db } from './db.js';
@@ -9,6 +9,30 @@ export const ROI_EVENTS_KEPT = 10_000;
 /** An append trims its scope when its id is a multiple of this (amortises the trim's scan). */
 const TRIM_EVERY = 64;
 
+/** (at, kind, data) of a roi_events row. */
+export function roiEventValues(event: RoiEvent): [string, RoiEvent['kind'], string] {
+  const { at, kind, ...data } = event;
+  return [at, kind, JSON.stringify(data)];
+}
+
+/**
+ * Called with the id of every appended ROI event. The event is stored either way; a failed
+ * trim (e.g. a concurrent one) only delays the cleanup, which the next trim of this scope
+ * does, and reads never see past the window anyway.
+ */
+export async function trimAfterAppend(db: Db, logger: Logger, scope: Scope, id: string): Promise<void> {
+  if (BigInt(id) % BigInt(TRIM_EVERY) !== 0n) return;
+  await db
+    .query(
+      `DELETE FROM roi_events WHERE tenant_id = $1 AND project_id = $2 AND id <= (
+         SELECT id FROM roi_events WHERE tenant_id = $1 AND project_id = $2
+         ORDER BY id DESC OFFSET $3 LIMIT 1)`,
+      [scope.tenant_id, scope.project_id, ROI_EVENTS_KEPT],
+      'analytics.trim',
+    )
+    .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'trimming ROI events failed; will retry on a later append'));
+}
+
 /**
  * "Newest" is append order (the identity id). Reads only ever look at the newest
  * ROI_EVENTS_KEPT rows of the scope, so the window is exact; the physical trim runs on about
@@ -16,30 +40,14 @@ const TRIM_EVERY = 64;
  * too costly on every append, and a per-scope counter would serialise appends on one row.
  */
 export function createAnalyticsRepository(db: Db, logger: Logger): AnalyticsRepository {
-  async function trim(tenantId: string, projectId: string): Promise<void> {
-    await db.query(
-      `DELETE FROM roi_events WHERE tenant_id = $1 AND project_id = $2 AND id <= (
-         SELECT id FROM roi_events WHERE tenant_id = $1 AND project_id = $2
-         ORDER BY id DESC OFFSET $3 LIMIT 1)`,
-      [tenantId, projectId, ROI_EVENTS_KEPT],
-      'analytics.trim',
-    );
-  }
-
   return {
     async append(scope, event) {
-      const { at, kind, ...data } = event;
       const res = await db.query<{ id: string }>(
         'INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-        [scope.tenant_id, scope.project_id, at, kind, JSON.stringify(data)],
+        [scope.tenant_id, scope.project_id, ...roiEventValues(event)],
         'analytics.append',
       );
-      if (BigInt(res.rows[0].id) % BigInt(TRIM_EVERY) !== 0n) return;
-      // The event is stored; a failed trim (e.g. a concurrent one) only delays the cleanup,
-      // which the next trim of this scope does, and reads never see past the window anyway.
-      await trim(scope.tenant_id, scope.project_id).catch((err: unknown) =>
-        logger.warn({ err: (err as Error).message }, 'trimming ROI events failed; will retry on a later append'),
-      );
+      await trimAfterAppend(db, logger, scope, res.rows[0].id);
     },
 
     async list(scope, opts) {

@@ -8,6 +8,7 @@ import { createAnalyticsRepository, createAuditRepository, createMetaRepository 
 import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
+import { createRecallRecorder } from './recall-record.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
 
@@ -69,6 +70,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
     jobs,
+    recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
     },

@@ -18,6 +18,16 @@ async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promis
   await q.query('DELETE FROM pattern_skills WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
 }
 
+/**
+ * The reuse bump with the given placeholders for ids, delta and time ($1, $2: the scope), so
+ * the recall record statement (recall-record.ts) runs the very same UPDATE. It changes no
+ * indexed column, so with the free space migration 0003 keeps on each page it is a HOT update.
+ */
+export function reuseUpdateSql(ids: string, delta: string, at: string): string {
+  return `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + ${delta}), updated_at = ${at}
+   WHERE tenant_id = $1 AND project_id = $2 AND id = ANY(${ids}::text[])`;
+}
+
 interface CandidateRow {
   id: string;
   task: string;
@@ -124,8 +134,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     async recordReuse(scope, ids, delta, at) {
       if (ids.length === 0) return;
       const res = await db.query(
-        `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + $4), updated_at = $5
-         WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
+        reuseUpdateSql('$3', '$4', '$5'),
         [scope.tenant_id, scope.project_id, [...new Set(ids)], delta, at],
         'patterns.recordReuse',
       );

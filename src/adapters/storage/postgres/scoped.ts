@@ -152,6 +152,13 @@ interface CounterRow {
   reusing_recalls: string;
 }
 
+/** Counts one POST recall ($1, $2: the scope; `reused`: 1 or 0), shared with recall-record.ts. */
+export function recallCounterSql(reused: string): string {
+  return `INSERT INTO metrics_counters (tenant_id, project_id, recalls, reusing_recalls) VALUES ($1, $2, 1, ${reused})
+   ON CONFLICT (tenant_id, project_id) DO UPDATE SET
+     recalls = metrics_counters.recalls + 1, reusing_recalls = metrics_counters.reusing_recalls + ${reused}`;
+}
+
 // A run counts as a success at eval_score ≥ 5 (BEHAVIOR.md "Metrics").
 const SUCCESS_THRESHOLD = 5;
 
@@ -171,9 +178,7 @@ export function createMetricsRepository(db: Db): MetricsRepository {
 
     async recordRecall(scope, reused) {
       await db.query(
-        `INSERT INTO metrics_counters (tenant_id, project_id, recalls, reusing_recalls) VALUES ($1, $2, 1, $3)
-         ON CONFLICT (tenant_id, project_id) DO UPDATE SET
-           recalls = metrics_counters.recalls + 1, reusing_recalls = metrics_counters.reusing_recalls + $3`,
+        recallCounterSql('$3'),
         [scope.tenant_id, scope.project_id, reused ? 1 : 0],
         'metrics.recordRecall',
       );
