@@ -107,21 +107,38 @@ export async function importRecords(
     await enforceImportQuota(deps, scope, ctx, writes.filter((w) => !w.replace).length);
 
     const vectors = await deps.embedder.embed(writes.map((w) => w.record.task));
-    for (let i = 0; i < writes.length; i++) {
-      const { record, replace } = writes[i];
-      if (replace) {
-        await deps.storage.patterns.update(scope, record, vectors[i]);
-      } else {
-        await deps.storage.patterns.insert(scope, record, vectors[i]);
-        await deps.storage.evals.add(scope, record.id, record.eval_score, record.updated_at);
-      }
-      imported++;
-    }
+    await writeBatch(deps, scope, writes, vectors);
+    imported += writes.length;
   }
 
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total: input.records.length });
   return { imported, skipped, total: input.records.length };
+}
+
+/**
+ * The writes of one batch go out together, so the store can overlap them (PostgreSQL over its
+ * pooled connections, the JSON journal with shared fsyncs). A key given twice in one batch is
+ * written in record order: the later record replaces the earlier one only once it exists.
+ */
+async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[], vectors: Float32Array[]): Promise<void> {
+  const { patterns, evals } = deps.storage;
+  const lastWriteOf = new Map<string, Promise<void>>();
+  await Promise.all(
+    writes.map(({ record, replace }, i) => {
+      const write = async () => {
+        if (replace) {
+          await patterns.update(scope, record, vectors[i]);
+        } else {
+          await patterns.insert(scope, record, vectors[i]);
+          await evals.add(scope, record.id, record.eval_score, record.updated_at);
+        }
+      };
+      const done = (lastWriteOf.get(record.id) ?? Promise.resolve()).then(write);
+      lastWriteOf.set(record.id, done);
+      return done;
+    }),
+  );
 }
 
 /**

@@ -44,6 +44,26 @@ describe('export / import', () => {
     expect((await target.call('GET', '/v1/export')).json().records.map((r: { code: string }) => r.code)).toEqual(['new code', 'new code']);
   });
 
+  it('a key given twice in one import: skipped the second time, or with overwrite the later record wins', async () => {
+    const t = await start();
+    const key = 'patterns/0000000000001abc';
+    const first = { key, task: 'Compress nightly log archives', code: 'first', eval_score: 6 };
+    const second = { ...first, code: 'second', eval_score: 9 };
+    const others = Array.from({ length: 20 }, (_, i) => ({ task: `Unrelated imported task ${i}`, code: `c${i}`, eval_score: 5 }));
+
+    const plain = await t.call('POST', '/v1/import', { records: [first, ...others, second] });
+    expect(plain.json()).toEqual({ imported: 21, skipped: 1, total: 22 });
+    const kept = (await t.call('GET', '/v1/export')).json().records.find((r: { key: string }) => r.key === key);
+    expect(kept).toMatchObject({ code: 'first', eval_score: 6 });
+
+    const fresh = await start();
+    const replaced = await fresh.call('POST', '/v1/import', { records: [first, ...others, second], overwrite: true });
+    expect(replaced.json()).toEqual({ imported: 22, skipped: 0, total: 22 });
+    const records = (await fresh.call('GET', '/v1/export')).json().records;
+    expect(records).toHaveLength(21);
+    expect(records.find((r: { key: string }) => r.key === key)).toMatchObject({ code: 'second', eval_score: 9 });
+  });
+
   it('embeds records without keys in batches and redacts them', async () => {
     let calls = 0;
     const inner = new LocalEmbedder({ model: 'x', modelPath: MODEL_PATH, cacheDir: '/tmp/unused' });
