@@ -245,6 +245,25 @@ export function patternContract(current: () => Storage): void {
       expect(none[0].recent_evals).toEqual([]);
     });
 
+    it('vectors: the stored direction of each present pattern of the scope, missing ids skipped', async () => {
+      await storage.patterns.insert(SCOPE_B, makePattern(2), vec(0, 1));
+      const cos = (a: Float32Array, b: Float32Array) => {
+        let dot = 0, na = 0, nb = 0;
+        for (let i = 0; i < a.length; i++) {
+          dot += a[i] * b[i];
+          na += a[i] * a[i];
+          nb += b[i] * b[i];
+        }
+        return dot / Math.sqrt(na * nb);
+      };
+      const got = await storage.patterns.vectors!(SCOPE_A, [pid(2), pid(4), pid(404), pid(2)]);
+      expect([...got.keys()].sort()).toEqual([pid(2), pid(4)]);
+      expect(cos(got.get(pid(2))!, vec(1))).toBeCloseTo(1, 6);
+      expect(cos(got.get(pid(4))!, angled(20))).toBeCloseTo(1, 6);
+      expect(cos((await storage.patterns.vectors!(SCOPE_B, [pid(2)])).get(pid(2))!, vec(0, 1))).toBeCloseTo(1, 6);
+      expect((await storage.patterns.vectors!(SCOPE_C, [pid(2)])).size).toBe(0);
+    });
+
     it('finds the best of many', async () => {
       for (let n = 100; n < 400; n++) {
         const deg = 5 + ((n * 37) % 170);

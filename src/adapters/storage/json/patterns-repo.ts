@@ -124,6 +124,18 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       }));
     },
 
+    async vectors(scope, ids) {
+      // The unit-length copies the index keeps: cosine, all search uses, is the same.
+      const out = new Map<string, Float32Array>();
+      const index = registry.forRead(scope)?.state.index;
+      if (!index) return out;
+      for (const id of new Set(ids)) {
+        const view = isPatternId(id) ? index.vectorOf(id) : null;
+        if (view) out.set(id, Float32Array.from(view));
+      }
+      return out;
+    },
+
     async *iterate(scope, filter) {
       const patterns = registry.forRead(scope)?.state.patterns;
       if (!patterns) return;
