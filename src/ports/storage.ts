@@ -44,8 +44,9 @@ export interface PatternRepository {
   /** Every scope that holds at least one pattern (reindex, migrate-data). */
   listScopes(): Promise<Scope[]>;
   /**
-   * (+, optional) The stored vectors of these patterns by id (missing ids skipped). Storages
-   * that offer it let `service migrate-data` copy vectors instead of re-embedding every task.
+   * (+, optional) The stored vectors of these patterns by id (missing ids skipped), in the
+   * direction they were stored (a store may keep unit-length copies: cosine is unchanged).
+   * Storages that offer it let `service migrate-data` copy vectors instead of re-embedding.
    */
   vectors?(scope: Scope, ids: string[]): Promise<Map<string, Float32Array>>;
 }
@@ -125,8 +126,10 @@ export interface MetaRepository {
   setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
 }
 
-/** What one POST recall records (BEHAVIOR.md "Recall" 7). */
+/** What one POST recall reads and records (BEHAVIOR.md "Recall" 7). */
 export interface RecallRecord {
+  /** The patterns of the returned page, read as they were before this recall. */
+  page_ids: string[];
   /** Patterns returned as reusable matches: reuse_count + 1, success_score + bonus (capped at 10). */
   reused_ids: string[];
   bonus: number;
@@ -155,10 +158,12 @@ export interface Storage {
    */
   readonly jobs?: JobRepository;
   /**
-   * Records a POST recall: the same writes as patterns.recordReuse, metrics.recordRecall and
-   * analytics.append, made together (PostgreSQL: one statement, one transaction).
+   * A POST recall's page and writes in one step: returns the records of `page_ids` as they were
+   * before this recall (missing ids skipped, like getMany), and makes the writes of
+   * patterns.recordReuse, metrics.recordRecall and analytics.append (PostgreSQL: one statement,
+   * one snapshot, one commit).
    */
-  recordRecall(scope: Scope, record: RecallRecord): Promise<void>;
+  recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
   /**

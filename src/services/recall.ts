@@ -6,6 +6,7 @@ import {
   patternKey, type Classification, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
   type Source,
 } from '../core/types.js';
+import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 
 /** Recall input after contract parsing (defaults applied). */
@@ -82,13 +83,27 @@ export async function recall(
     : await keywordRanking(deps, scope, filter, input);
 
   const end = input.offset + input.limit;
-  const page = await withRecords(deps, scope, ranked.slice(input.offset, end));
-  const matches = page.map(({ candidate, record }) => toMatch(candidate, record, deps));
+  const page = ranked.slice(input.offset, end);
+  const ids = page.map((c) => c.id);
+  // Whole records for the page only; a POST recall reads them in the same step as it records
+  // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
+  let records: PatternRecord[];
+  if (opts.readonly) {
+    records = await deps.storage.patterns.getMany(scope, ids);
+  } else {
+    const record = recallRecord(deps, page, started);
+    if (record.reused) deps.instruments.recallHit();
+    else deps.instruments.recallMiss();
+    records = await deps.storage.recordRecall(scope, { page_ids: ids, ...record });
+  }
+  const byId = new Map(records.map((r) => [r.id, r]));
+  // A pattern deleted between the search and this read drops out rather than being shown half-known.
+  const matches = page.flatMap((c) => {
+    const record = byId.get(c.id);
+    return record ? [toMatch(c, record, deps)] : [];
+  });
   const has_more = ranked.length > end;
-  const result: RecallResult = { matches, has_more, next_offset: has_more ? end : null };
-
-  if (!opts.readonly) await recordSideEffects(deps, scope, matches, page, started);
-  return { result, mode };
+  return { result: { matches, has_more, next_offset: has_more ? end : null }, mode };
 }
 
 function filterOf(input: RecallInput): PatternFilter {
@@ -141,26 +156,6 @@ async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFi
   return rankCandidates(found, rankOptions(input));
 }
 
-interface PageEntry {
-  candidate: RankedCandidate;
-  record: PatternRecord;
-}
-
-/**
- * Loads the page's whole records in one call. A pattern deleted between the search and this
- * read drops out of the page rather than being shown half-known.
- */
-async function withRecords(deps: ServiceDeps, scope: Scope, page: RankedCandidate[]): Promise<PageEntry[]> {
-  if (page.length === 0) return [];
-  const records = new Map((await deps.storage.patterns.getMany(scope, page.map((c) => c.id))).map((r) => [r.id, r]));
-  const out: PageEntry[] = [];
-  for (const candidate of page) {
-    const record = records.get(candidate.id);
-    if (record) out.push({ candidate, record });
-  }
-  return out;
-}
-
 function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: ServiceDeps): RecallMatch {
   return {
     similarity: candidate.similarity,
@@ -171,32 +166,32 @@ function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: Servic
   };
 }
 
-async function recordSideEffects(
-  deps: ServiceDeps,
-  scope: Scope,
-  matches: RecallMatch[],
-  page: PageEntry[],
-  started: Date,
-): Promise<void> {
-  const { clock, instruments } = deps;
-  const reusedIds = page.filter((_, i) => matches[i].reuse_tier !== 'fresh').map((e) => e.record.id);
-  const now = clock.now();
-  const best = matches.reduce<RecallMatch | null>((b, m) => (b === null || m.similarity > b.similarity ? m : b), null);
-  const reused = best !== null && best.reuse_tier !== 'fresh';
-  if (reused) instruments.recallHit();
-  else instruments.recallMiss();
-  await deps.storage.recordRecall(scope, {
-    reused_ids: reusedIds,
+/**
+ * What a POST recall records (BEHAVIOR.md "Recall" 7): every duplicate or adapt match is a
+ * reuse; the best match decides hit or miss and goes into the ROI event. Tiers come from the
+ * similarities alone, so this is known before the records are read.
+ */
+function recallRecord(deps: ServiceDeps, page: RankedCandidate[], started: Date): Omit<RecallRecord, 'page_ids'> {
+  const tiers = page.map((c) => reuseTier(c.similarity, deps.config.tiers));
+  let best = -1;
+  page.forEach((c, i) => {
+    if (best < 0 || c.similarity > page[best].similarity) best = i;
+  });
+  const bestTier = best < 0 ? null : tiers[best];
+  const reused = bestTier !== null && bestTier !== 'fresh';
+  const now = deps.clock.now();
+  return {
+    reused_ids: page.filter((_, i) => tiers[i] !== 'fresh').map((c) => c.id),
     bonus: REUSE_BONUS,
     at: now.toISOString(),
     reused,
     event: {
       at: now.toISOString(),
       kind: 'recall',
-      best_similarity: best?.similarity ?? null,
-      best_tier: best?.reuse_tier ?? null,
-      matches: matches.length,
+      best_similarity: best < 0 ? null : page[best].similarity,
+      best_tier: bestTier,
+      matches: page.length,
       latency_ms: now.getTime() - started.getTime(),
     },
-  });
+  };
 }

@@ -185,14 +185,20 @@ export function repositoryContract(current: () => Storage): void {
   });
 
   describe('recordRecall', () => {
-    it('bumps the reused patterns of its scope, counts the recall and appends its ROI event', async () => {
+    it('returns the page as it was, bumps the reused patterns of its scope, counts the recall and appends its ROI event', async () => {
       await storage.patterns.insert(SCOPE_A, makePattern(1, { success_score: 7 }), vec(1));
       await storage.patterns.insert(SCOPE_A, makePattern(2, { success_score: 9.95 }), vec(1));
       await storage.patterns.insert(SCOPE_A, makePattern(3, { success_score: 5 }), vec(1));
       await storage.patterns.insert(SCOPE_B, makePattern(1, { success_score: 7 }), vec(1));
       const event = roi(40, { best_similarity: 0.93, best_tier: 'duplicate', matches: 3 });
 
-      await storage.recordRecall(SCOPE_A, { reused_ids: [pid(1), pid(2), pid(404)], bonus: 0.1, at: at(40), reused: true, event });
+      const page = await storage.recordRecall(SCOPE_A, {
+        page_ids: [pid(2), pid(1), pid(3), pid(404)], reused_ids: [pid(1), pid(2), pid(404)], bonus: 0.1, at: at(40), reused: true, event,
+      });
+      // The page is read before the bumps (pre-recall values), missing ids skipped, in any order.
+      expect([...page].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        makePattern(1, { success_score: 7 }), makePattern(2, { success_score: 9.95 }), makePattern(3, { success_score: 5 }),
+      ]);
       expect(await storage.patterns.get(SCOPE_A, pid(1))).toMatchObject({ reuse_count: 1, success_score: expect.closeTo(7.1, 9), updated_at: at(40) });
       expect(await storage.patterns.get(SCOPE_A, pid(2))).toMatchObject({ reuse_count: 1, success_score: 10 });
       expect(await storage.patterns.get(SCOPE_A, pid(3))).toEqual(makePattern(3, { success_score: 5 }));
@@ -201,7 +207,7 @@ export function repositoryContract(current: () => Storage): void {
       expect(await storage.analytics.list(SCOPE_A, { limit: 10 })).toEqual([event]);
 
       // A recall without reusable matches only counts and logs.
-      await storage.recordRecall(SCOPE_A, { reused_ids: [], bonus: 0.1, at: at(41), reused: false, event: roi(41) });
+      expect(await storage.recordRecall(SCOPE_A, { page_ids: [], reused_ids: [], bonus: 0.1, at: at(41), reused: false, event: roi(41) })).toEqual([]);
       expect(await storage.metrics.get(SCOPE_A)).toMatchObject({ recalls: 2, reusing_recalls: 1 });
       expect((await storage.analytics.list(SCOPE_A, { limit: 10 })).map((e) => e.at)).toEqual([at(41), at(40)]);
       expect((await storage.patterns.get(SCOPE_A, pid(1)))?.reuse_count).toBe(1);

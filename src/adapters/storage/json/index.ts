@@ -123,12 +123,15 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     } satisfies Storage['meta']),
 
     async recordRecall(scope, r) {
+      // Copies taken before the writes below change anything.
+      const page = await patterns.getMany(scope, r.page_ids);
       // Three journal lines of one scope: appended together, they share the scope's fsyncs.
       await Promise.all([
         r.reused_ids.length > 0 ? patterns.recordReuse(scope, r.reused_ids, r.bonus, r.at) : null,
         metrics.recordRecall(scope, r.reused),
         analytics.append(scope, r.event),
       ]);
+      return page;
     },
 
     async ping() {

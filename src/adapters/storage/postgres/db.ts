@@ -13,6 +13,8 @@ export interface PoolSettings {
   max: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  /** Session settings every new connection runs before its first query (e.g. search planner settings). */
+  sessionSql?: string;
 }
 
 // SQLSTATE classes/codes meaning "the server is gone or not accepting us right now".
@@ -55,6 +57,7 @@ export function describeUrl(connectionString: string): string {
 }
 
 export function createPool(settings: PoolSettings, logger: Logger): pg.Pool {
+  const { sessionSql } = settings;
   const pool = new pg.Pool({
     connectionString: settings.connectionString,
     max: settings.max,
@@ -62,6 +65,8 @@ export function createPool(settings: PoolSettings, logger: Logger): pg.Pool {
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'agent-memory-service',
+    // pg-pool awaits the promise before handing a new connection out; a failure fails that checkout.
+    ...(sessionSql ? { onConnect: async (client: pg.ClientBase) => { await client.query(sessionSql); } } : {}),
     ...(settings.statementTimeoutMs > 0
       ? {
           statement_timeout: settings.statementTimeoutMs,

@@ -9,6 +9,7 @@ import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
 import { createRecallRecorder } from './recall-record.js';
+import { SEARCH_SESSION_SQL } from './search.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
 
@@ -37,6 +38,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
       max: config.db.poolMax,
       statementTimeoutMs: config.db.statementTimeoutMs,
       connectTimeoutMs: config.db.connectTimeoutMs,
+      sessionSql: SEARCH_SESSION_SQL,
     },
     logger,
   );

@@ -1,9 +1,10 @@
+import type { QueryResult, QueryResultRow } from 'pg';
 import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
-import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity } from './search.js';
+import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
 
@@ -26,6 +27,12 @@ async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promis
 export function reuseUpdateSql(ids: string, delta: string, at: string): string {
   return `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + ${delta}), updated_at = ${at}
    WHERE tenant_id = $1 AND project_id = $2 AND id = ANY(${ids}::text[])`;
+}
+
+/** One round trip when the session's settings suffice, else inside a transaction that sets its own. */
+function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: SearchStatement): Promise<QueryResult<R>> {
+  if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation);
+  return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup);
 }
 
 interface CandidateRow {
@@ -110,7 +117,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
       if (k <= 0) return [];
       const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter);
-      const res = await db.tx('patterns.search', (q) => q.query<PatternRow & { distance: number }>(stmt.sql, stmt.params), stmt.setup);
+      const res = await runSearch<PatternRow & { distance: number }>(db, 'patterns.search', stmt);
       return res.rows.map(({ distance, ...row }) => ({ pattern: rowToPattern(row), similarity: distanceToSimilarity(distance) }));
     },
 
@@ -118,7 +125,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       if (k <= 0) return [];
       const window = Math.max(0, Math.floor(evalWindow));
       const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: CANDIDATE_COLUMNS, evalWindow: window });
-      const res = await db.tx('patterns.candidates', (q) => q.query<CandidateRow>(stmt.sql, stmt.params), stmt.setup);
+      const res = await runSearch<CandidateRow>(db, 'patterns.candidates', stmt);
       return res.rows.map((r) => ({
         id: r.id,
         task: r.task,

@@ -1,38 +1,55 @@
+import type { PatternRecord } from '../../../core/types.js';
 import type { Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import type { Db } from './db.js';
 import { roiEventValues, trimAfterAppend } from './global.js';
 import { reuseUpdateSql } from './patterns.js';
 import type { PlannerStatistics } from './planner-stats.js';
+import { PATTERN_COLUMNS, rowToPattern, type PatternRow } from './rows.js';
 import { recallCounterSql } from './scoped.js';
 
+/** The page's columns, all nullable: a recall with an empty page still returns its one row. */
+type RecordedRow = { [K in keyof PatternRow]: PatternRow[K] | null } & { event_id: string; reused_rows: number };
+
+const PAGE_COLUMNS = PATTERN_COLUMNS.split(', ').map((c) => `page.${c}`).join(', ');
+
 /**
- * A POST recall's three writes (reuse bumps, the recall counter, the ROI event) as one
- * statement: one round trip and one commit instead of three, and all or nothing. Data-modifying
- * CTEs always run, whether or not the outer query reads them.
+ * A POST recall in one statement: its page read, its reuse bumps, the recall counter and the
+ * ROI event. One round trip and one commit instead of five, all or nothing; and every part
+ * sees one snapshot, so the page shows the patterns as they were before the bumps.
+ * Data-modifying CTEs always run, whether or not the outer query reads them.
  */
 export function createRecallRecorder(db: Db, stats: PlannerStatistics, logger: Logger): Storage['recordRecall'] {
-  const sql = `WITH reuse AS (
+  const sql = `WITH page AS (
+  SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($10::text[])
+), reuse AS (
   ${reuseUpdateSql('$3', '$4', '$5')}
   RETURNING 1
 ), counters AS (
   ${recallCounterSql('$6')}
   RETURNING 1
+), event AS (
+  INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $7, $8, $9) RETURNING id
 )
-INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $7, $8, $9)
-RETURNING id, (SELECT count(*) FROM reuse)::int AS reused`;
+SELECT event.id AS event_id, (SELECT count(*) FROM reuse)::int AS reused_rows, ${PAGE_COLUMNS}
+FROM event LEFT JOIN page ON true`;
 
   return async (scope, record) => {
-    const res = await db.query<{ id: string; reused: number }>(
+    const res = await db.query<RecordedRow>(
       sql,
       [
         scope.tenant_id, scope.project_id, [...new Set(record.reused_ids)], record.bonus, record.at, record.reused ? 1 : 0,
-        ...roiEventValues(record.event),
+        ...roiEventValues(record.event), [...new Set(record.page_ids)],
       ],
       'recall.record',
     );
-    const row = res.rows[0];
-    stats.noteWrites(row.reused);
-    await trimAfterAppend(db, logger, scope, row.id);
+    const first = res.rows[0];
+    stats.noteWrites(first.reused_rows);
+    await trimAfterAppend(db, logger, scope, first.event_id);
+    const page: PatternRecord[] = [];
+    for (const { event_id: _event, reused_rows: _reused, ...row } of res.rows) {
+      if (row.id !== null) page.push(rowToPattern(row as PatternRow));
+    }
+    return page;
   };
 }

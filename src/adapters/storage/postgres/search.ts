@@ -5,10 +5,20 @@ import { PATTERN_COLUMNS, scopeWhere, vectorParam } from './rows.js';
 export const INDEXED_DIMENSIONS: readonly number[] = [384, 1536];
 
 /** Columns recall ranks on: everything but code and output, which may be large (TOAST). */
-export const CANDIDATE_COLUMNS = 'id, task, success_score, reuse_count';
+export const CANDIDATE_COLUMNS = 'id, task';
+
+/**
+ * Run by every connection of the storage's pool (session level): iterative index scans
+ * (pgvector 0.8), so a filtered search keeps walking the graph until LIMIT rows pass the
+ * filter. The service holds its connections for LISTEN and advisory locks already, so it needs
+ * session pooling anyway; a search with no setup of its own is then one round trip.
+ */
+export const SEARCH_SESSION_SQL = 'SET hnsw.iterative_scan = relaxed_order';
+/** pgvector's default candidate list; searches for more rows widen it for their transaction. */
+const DEFAULT_EF_SEARCH = 40;
 
 export interface SearchStatement {
-  /** Transaction-local planner settings, sent with BEGIN. */
+  /** Transaction-local planner settings, sent with BEGIN ('' when the session's suffice). */
   setup: string;
   sql: string;
   params: unknown[];
@@ -75,9 +85,11 @@ export function buildSearchStatement(
   LIMIT ${limit}
 )
 SELECT n.*${evals} FROM nearest n ORDER BY n.distance, n.id`;
-  // ef_search bounds the candidate list of each scan step; it must be at least k to return
-  // k rows in one step (pgvector caps it at 1000).
-  const efSearch = Math.min(1000, Math.max(40, k));
+  // ef_search bounds the candidate list of each scan step: a wider search gets one at least k
+  // long, so k rows come from the first step (pgvector caps it at 1000). It repeats the
+  // session's iterative-scan setting, so that a wide search never depends on it.
+  if (k <= DEFAULT_EF_SEARCH) return { setup: '', sql, params };
+  const efSearch = Math.min(1000, k);
   return { setup: `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${efSearch}`, sql, params };
 }
 
