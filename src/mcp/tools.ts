@@ -160,11 +160,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'analyze_failures',
     title: 'Cluster failed tasks',
     description:
-      'Group stored low-scoring tasks into clusters of similar failures, largest first, to see what keeps going ' +
-      'wrong. Returns each cluster with a representative task, its members and average score.',
+      'Group the recurring issues evaluators reported (see evaluate) into failure modes, phrased differently but ' +
+      'meaning the same, largest first: what keeps going wrong in this project. Returns each cluster with a ' +
+      'representative issue, its members, how often it was seen and the average score.',
     input: AnalyzeFailuresRequest,
     output: AnalyzeFailuresResponse,
-    fields: { min_count: 'only clusters with at least this many failures' },
+    fields: { min_count: 'only clusters seen at least this many times' },
     hints: READ,
     run: (client, args) => new LlmClient(client).analyzeFailures(asBody(args)),
     render: renderAnalyzeFailures,

@@ -141,6 +141,28 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     expect((await call(editor, 'metrics', {})).isError).toBeFalsy();
   });
 
+  it('tags and finds patterns by skills, lists feedback and failure clusters, and reports a missing LLM provider', async () => {
+    const editor = await as(A, 'editor');
+    const key = ((await call(editor, 'learn', { task: 'Deduplicate rows of a spreadsheet', code: 'dedupe(rows)', eval_score: 7 }))
+      .structuredContent as { pattern_key: string }).pattern_key;
+    const tagged = await call(editor, 'register_skills', { pattern_key: key, skills: ['spreadsheet', 'dedupe'] });
+    expect(tagged.structuredContent).toEqual({ pattern_key: key, skills: ['spreadsheet', 'dedupe'] });
+
+    const found = await call(await as(A, 'reader'), 'find_by_skills', { skills: ['dedupe'] });
+    expect(found.structuredContent).toMatchObject({ count: 1, matches: [{ pattern_key: key }] });
+    expect(text(found)).toContain('dedupe(rows)');
+    expect((await call(await as(B, 'reader'), 'find_by_skills', { skills: ['dedupe'] })).structuredContent).toMatchObject({ count: 0 });
+
+    expect((await call(await as(A, 'reader'), 'feedback', {})).structuredContent).toMatchObject({ feedback: [], has_more: false });
+    const clusters = await call(editor, 'analyze_failures', { min_count: 1 });
+    // Clusters are built from evaluator feedback; without an LLM provider none was recorded.
+    expect(clusters.structuredContent).toEqual({ clusters: [] });
+    expect(text(clusters)).toBe('no failure clusters');
+
+    const noLlm = errorOf(await call(editor, 'evaluate', { task: 'add', code: 'a + b' }));
+    expect(noLlm).toMatchObject({ code: 'llm_not_configured', status: 501 });
+  });
+
   it('refuses a request without a valid key with 401 before any MCP message is handled', async () => {
     await expect(connect(null)).rejects.toMatchObject({ code: 401, message: expect.stringContaining('missing API key') });
     await expect(connect('not-a-real-key')).rejects.toMatchObject({ code: 401 });
