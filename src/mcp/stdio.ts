@@ -34,6 +34,8 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
   server.onerror = (err) => log(`protocol error: ${err.message}`);
   await server.connect(transport);
   log(`serving MCP over stdio; tools call ${opts.client.url}`);
+  // A person who ran it by hand would otherwise look at a silent terminal.
+  if ((opts.stdin as { isTTY?: boolean }).isTTY) log('waiting for an MCP client on stdin (MCP hosts start this command themselves; Ctrl-D ends it)');
   await closed;
   await server.close();
 }
