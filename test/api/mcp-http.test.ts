@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasPermission, type Permission } from '../../src/core/permissions.js';
 import type { Role, Scope } from '../../src/core/types.js';
 import { requirePostgres } from '../support/pg.js';
 import { perFileDatabase, provisionKey, startDbServer, type DbServer } from './db-auth-helpers.js';
@@ -114,6 +115,27 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     const deleted = await call(await as(A, 'admin'), 'delete_pattern', { key });
     expect(deleted.structuredContent).toEqual({ deleted: true, pattern_key: key });
     expect(text(deleted)).toBe(`deleted ${key}`);
+  });
+
+  it('refuses exactly the tools whose REST route needs a permission the role lacks', async () => {
+    const routePermission: Record<string, Permission> = {
+      recall: 'recall', learn: 'learn', evaluate: 'evaluate', compose: 'compose', feedback: 'feedback:read',
+      analyze_failures: 'analyze-failures', delete_pattern: 'patterns:delete', metrics: 'metrics',
+      register_skills: 'skills:register', find_by_skills: 'skills:search',
+    };
+    const args: Record<string, Record<string, unknown>> = {
+      recall: { task: 'anything' }, learn: { task: 'matrix task', code: 'x', eval_score: 5 }, evaluate: { code: 'x' },
+      compose: { task: 'anything' }, feedback: {}, analyze_failures: {}, delete_pattern: { key: 'patterns/doesnotexist' },
+      metrics: {}, register_skills: { pattern_key: 'patterns/doesnotexist', skills: ['a'] }, find_by_skills: { skills: ['a'] },
+    };
+    for (const role of ['reader', 'editor', 'admin'] as const) {
+      const client = await as(A, role);
+      for (const [tool, permission] of Object.entries(routePermission)) {
+        const result = await call(client, tool, args[tool]);
+        const refused = result.isError === true && (result._meta?.error as ToolError).code === 'forbidden';
+        expect({ role, tool, refused }).toEqual({ role, tool, refused: !hasPermission(role, permission) });
+      }
+    }
   });
 
   it('keeps tenants apart: another tenant neither recalls nor deletes the pattern', async () => {
