@@ -72,6 +72,11 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
+  if (config.mcp.enabled) {
+    // Loaded only when enabled: the MCP SDK stays out of every other server.
+    const { mcpRoutes } = await import('./mcp/routes.js');
+    mcpRoutes(server, (await readVersionInfo()).app_version);
+  }
 
   if (authenticator.mode === 'dev') deps.logger.warn({ auth: authenticator.mode }, authenticator.description);
   else deps.logger.info({ auth: authenticator.mode }, `authentication: ${authenticator.description}`);

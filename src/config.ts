@@ -74,6 +74,8 @@ export interface Config {
   logLevel: string;
   telemetry: { enabled: boolean; endpoint: string };
   metrics: { enabled: boolean; token: string | null };
+  /** (+) POST /mcp (MCP over Streamable HTTP), off unless SERVICE_MCP=true. */
+  mcp: { enabled: boolean };
   payment: { secretKey: string | null; webhookSecret: string | null };
   /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
   jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
       endpoint: url(env, 'SERVICE_OTEL_ENDPOINT') ?? 'http://localhost:4317',
     },
     metrics: { enabled: bool(env, 'SERVICE_METRICS', false), token: str(env, 'SERVICE_METRICS_TOKEN') },
+    mcp: { enabled: bool(env, 'SERVICE_MCP', false) },
     payment: { secretKey: str(env, 'PAYMENT_SECRET_KEY'), webhookSecret: str(env, 'PAYMENT_WEBHOOK_SECRET') },
     jobs: {
       pollIntervalSeconds: num(env, 'SERVICE_JOB_POLL_INTERVAL', 2.0, { min: 0.05, max: 3600 }),

@@ -8,7 +8,7 @@ import type {
   ImportRecord, LearnRequest, RecallRequest,
 } from '../contracts/memory.js';
 import { ApiError } from './errors.js';
-import { HttpTransport, type HttpMethod, type RequestOptions } from './transport.js';
+import { HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport } from './transport.js';
 
 export interface ServiceClientOptions {
   /** Base URL of a running service, e.g. http://127.0.0.1:8000 (a path prefix is kept). */
@@ -21,6 +21,8 @@ export interface ServiceClientOptions {
   timeoutMs?: number;
   /** User-Agent header (default `agent-memory-service-client`). */
   userAgent?: string;
+  /** Sends requests through this instead of HTTP (its own auth); url and headers are then unused. */
+  transport?: RequestTransport;
 }
 
 /** GET /v1/recall takes the recall fields in the query string and is always read-only. */
@@ -46,9 +48,13 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * New endpoints are one-liners on top of `request()`.
  */
 export class ServiceClient {
-  private readonly transport: HttpTransport;
+  private readonly transport: RequestTransport;
 
   constructor(options: ServiceClientOptions) {
+    if (options.transport) {
+      this.transport = options.transport;
+      return;
+    }
     const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'agent-memory-service-client' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (options.project) headers['x-project-id'] = options.project;

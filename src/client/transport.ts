@@ -28,6 +28,16 @@ export interface TransportOptions {
   headers: Record<string, string>;
 }
 
+/**
+ * What ServiceClient sends its requests through: HTTP by default; the server's MCP endpoint
+ * passes an in-process transport that dispatches to its own routes.
+ */
+export interface RequestTransport {
+  readonly baseUrl: string;
+  request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>>;
+  close(): Promise<void>;
+}
+
 /** Connection-level failure codes, worded for someone at a terminal. */
 const TRANSPORT_REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused (is `service serve` running there? set --url or SERVICE_URL)',
@@ -46,7 +56,7 @@ const TRANSPORT_REASONS: Record<string, string> = {
  * One keep-alive pool per client (one origin), JSON in and out, every answer checked against
  * its zod contract. Never retries: learn and import are not idempotent.
  */
-export class HttpTransport {
+export class HttpTransport implements RequestTransport {
   readonly baseUrl: string;
   private readonly origin: string;
   private readonly basePath: string;

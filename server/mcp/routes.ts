@@ -1,0 +1,65 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceClient } from '../../src/client/service-client.js';
+import type { Permission } from '../../src/core/permissions.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { InjectTransport } from './inject-transport.js';
+
+/**
+ * Opening the endpoint needs a valid key of any role (reader is the lowest): each tool call is
+ * then checked against the permission of the REST route it maps to, by that route itself.
+ */
+const ENTRY_PERMISSION: Permission = 'health';
+
+/**
+ * POST /mcp: MCP over Streamable HTTP, stateless (no session id; one MCP server per request,
+ * JSON answers, no SSE stream), registered only when SERVICE_MCP=true. Tool calls run through
+ * this server's own routes with the caller's Authorization and X-Project-Id.
+ */
+export function mcpRoutes(server: FastifyInstance, version: string): void {
+  server.post('/mcp', { config: { permission: ENTRY_PERMISSION } }, async (request, reply) => {
+    await handleMcpPost(server, version, request, reply);
+  });
+
+  // Stateless: there is no server-initiated stream to GET and no session to DELETE.
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.status(405).header('allow', 'POST').send({ detail: 'this MCP endpoint is stateless: POST JSON-RPC messages to /mcp' });
+  server.get('/mcp', { config: { public: true } }, notAllowed);
+  server.delete('/mcp', { config: { public: true } }, notAllowed);
+}
+
+async function handleMcpPost(server: FastifyInstance, version: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const header = (name: string) => {
+    const v = request.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const client = new ServiceClient({
+    url: 'in-process',
+    transport: new InjectTransport(server, {
+      authorization: header('authorization'),
+      projectId: header('x-project-id'),
+      ip: request.ip,
+      requestId: request.id,
+    }),
+  });
+  const mcp = createMcpServer({ client, version, logError: (err, message) => request.log.error({ err }, message) });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+
+  // From here the SDK writes the response itself; Fastify's reply is out of the picture.
+  reply.hijack();
+  reply.raw.setHeader('x-request-id', request.id);
+  reply.raw.on('close', () => {
+    void transport.close();
+    void mcp.close();
+  });
+  try {
+    await mcp.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (err) {
+    request.log.error({ err }, 'MCP request failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(JSON.stringify({ detail: 'internal error', request_id: request.id }));
+    }
+  }
+}

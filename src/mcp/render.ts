@@ -1,0 +1,108 @@
+import type {
+  AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, FeedbackResponse,
+} from '../contracts/llm.js';
+import type {
+  DeletePatternResponse, LearnResponse, MetricsResponse, RecallResponse, SkillsSearchResponse,
+} from '../contracts/memory.js';
+
+/**
+ * Short text renderings of tool results. The structured content carries everything; the text
+ * is what a model reads first, so it shows the top few items with the fields that decide what
+ * to do next (tier, similarity, code) and stays small.
+ */
+
+const TOP_MATCHES = 3;
+const CODE_CHARS = 2_000;
+const LINE_CHARS = 120;
+
+function oneLine(text: string, max = LINE_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function codeBlock(code: string): string {
+  const cut = code.length > CODE_CHARS ? `${code.slice(0, CODE_CHARS)}\n… (${code.length - CODE_CHARS} more characters in the structured result)` : code;
+  return '```\n' + cut + '\n```';
+}
+
+const fixed = (n: number | null, digits = 2): string => (n === null ? 'n/a' : n.toFixed(digits));
+
+export function renderRecall(res: RecallResponse): string {
+  if (res.matches.length === 0) return 'no matches: nothing similar is stored yet';
+  const shown = res.matches.slice(0, TOP_MATCHES);
+  const lines = [`${res.matches.length} match${res.matches.length === 1 ? '' : 'es'}${res.matches.length > shown.length ? ` (top ${shown.length} shown)` : ''}:`];
+  shown.forEach((m, i) => {
+    lines.push(
+      `${i + 1}. ${m.reuse_tier} · similarity ${m.similarity.toFixed(3)} · success ${m.pattern.success_score.toFixed(1)} · ${m.pattern_key}`,
+      `   task: ${oneLine(m.pattern.task)}`,
+      codeBlock(m.pattern.code),
+    );
+  });
+  if (res.has_more && res.next_offset !== null) lines.push(`more matches: offset ${res.next_offset}`);
+  return lines.join('\n');
+}
+
+export function renderLearn(res: LearnResponse): string {
+  const what = res.stored ? `stored${res.pattern_key ? ` as ${res.pattern_key}` : ''}` : 'not stored';
+  return `${what}; ${res.pattern_count} patterns in this project${res.redacted ? '; secrets were redacted before storing' : ''}`;
+}
+
+export function renderEvaluate(res: EvaluateResponse): string {
+  const lines = [
+    `median score ${res.median_score.toFixed(1)}/10 from ${res.scores.length} judge${res.scores.length === 1 ? '' : 's'} (variance ${res.variance.toFixed(2)}${res.high_variance ? ', judges disagree' : ''})`,
+  ];
+  if (res.adversarial_detected) lines.push('warning: the output looks faked or hard-coded');
+  if (res.failed_evaluators > 0) lines.push(`${res.failed_evaluators} judge(s) failed`);
+  if (res.feedback) lines.push(`feedback: ${res.feedback}`);
+  return lines.join('\n');
+}
+
+export function renderCompose(res: ComposeResponse): string {
+  const lines = [`${res.stages.length} stage${res.stages.length === 1 ? '' : 's'}; ${res.valid ? 'stages connect' : `contract errors: ${res.contract_errors.join('; ')}`}`];
+  res.stages.forEach((s, i) => {
+    lines.push(`${i + 1}. ${s.name} · ${s.reuse_tier} · similarity ${s.similarity.toFixed(3)}${s.pattern_key ? ` · ${s.pattern_key}` : ''}: ${oneLine(s.task)}`);
+  });
+  return lines.join('\n');
+}
+
+export function renderFeedback(res: FeedbackResponse): string {
+  if (res.feedback.length === 0) return 'no recurring feedback recorded';
+  const lines = res.feedback.map((f) => `- (${f.count}×) ${oneLine(f.text, 200)}`);
+  if (res.has_more && res.next_offset !== null) lines.push(`more: offset ${res.next_offset}`);
+  return lines.join('\n');
+}
+
+export function renderAnalyzeFailures(res: AnalyzeFailuresResponse): string {
+  if (res.clusters.length === 0) return 'no failure clusters';
+  return res.clusters
+    .map((c, i) => `${i + 1}. ${c.total_count} failure(s), average score ${c.avg_score.toFixed(1)}: ${oneLine(c.representative)}`)
+    .join('\n');
+}
+
+export function renderDelete(res: DeletePatternResponse): string {
+  return `deleted ${res.pattern_key}`;
+}
+
+export function renderMetrics(res: MetricsResponse): string {
+  return [
+    `runs: ${res.runs}`,
+    `success rate: ${fixed(res.success_rate)}`,
+    `average eval score: ${fixed(res.avg_eval_score)}`,
+    `patterns: ${res.pattern_count}`,
+    `reuse rate: ${fixed(res.reuse_rate)}`,
+  ].join('\n');
+}
+
+export function renderSkillsRegister(res: { pattern_key: string; skills: string[] }): string {
+  return `${res.pattern_key} skills: ${res.skills.join(', ') || '(none)'}`;
+}
+
+export function renderSkillsSearch(res: SkillsSearchResponse): string {
+  if (res.matches.length === 0) return 'no patterns with those skills';
+  const shown = res.matches.slice(0, TOP_MATCHES);
+  const lines = [`${res.count} pattern${res.count === 1 ? '' : 's'}${res.count > shown.length ? ` (top ${shown.length} shown)` : ''}:`];
+  shown.forEach((m, i) => {
+    lines.push(`${i + 1}. ${m.pattern_key} [${m.skills.join(', ')}] · success ${m.pattern.success_score.toFixed(1)}`, `   task: ${oneLine(m.pattern.task)}`, codeBlock(m.pattern.code));
+  });
+  return lines.join('\n');
+}
