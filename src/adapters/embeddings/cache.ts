@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../core/errors.js';
+import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { noopInstruments, type Instruments } from '../../ports/observability.js';
@@ -59,7 +59,7 @@ export class CachedEmbedder implements Embedder {
       const vectors = await this.inner.embed(toEmbed);
       this.instruments.embedding(this.inner.info.provider, (performance.now() - started) / 1000);
       if (vectors.length !== toEmbed.length) {
-        throw new UnavailableError(`embedder ${model} returned ${vectors.length} vectors for ${toEmbed.length} texts`);
+        throw new EmbeddingUnavailableError(`embedder ${model} returned ${vectors.length} vectors for ${toEmbed.length} texts`);
       }
       toEmbed.forEach((text, j) => {
         const vector = vectors[j];

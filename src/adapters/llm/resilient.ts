@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../core/errors.js';
+import { LlmUnavailableError } from '../../core/errors.js';
 import type { Llm, LlmCompletion, LlmRequest } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
 import { ProviderCallError, type ProviderClient } from './provider.js';
@@ -9,7 +9,7 @@ import type { Semaphore } from './semaphore.js';
  * a slot of the process-wide semaphore and is aborted at the per-call timeout; transient
  * failures (timeouts, connection errors, 408/409/429/5xx) are retried up to `maxRetries`
  * times with exponential backoff and jitter, never sooner than the provider's Retry-After.
- * Other 4xx are final. Whatever is still failing becomes UnavailableError (HTTP 503).
+ * Other 4xx are final. Whatever is still failing becomes LlmUnavailableError (HTTP 503).
  */
 
 export interface RetryPolicy {
@@ -94,13 +94,13 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
         opts.instruments.llmCall(provider, model, (performance.now() - started) / 1000);
         const attempts = n + 1;
         if (!isRetryable(err)) {
-          throw new UnavailableError(`LLM provider ${provider} rejected the request: ${err.message}`, { cause: err });
+          throw new LlmUnavailableError(`LLM provider ${provider} rejected the request: ${err.message}`, { cause: err });
         }
         if (n >= policy.maxRetries) {
-          throw new UnavailableError(`LLM provider ${provider} unavailable after ${attempts} attempts: ${err.message}`, { cause: err });
+          throw new LlmUnavailableError(`LLM provider ${provider} unavailable after ${attempts} attempts: ${err.message}`, { cause: err });
         }
         if (err.retryAfterMs !== null && err.retryAfterMs > policy.maxRetryAfterMs) {
-          throw new UnavailableError(
+          throw new LlmUnavailableError(
             `LLM provider ${provider} asked to retry after ${Math.ceil(err.retryAfterMs / 1000)}s: ${err.message}`,
             { cause: err },
           );
@@ -121,7 +121,7 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
       try {
         await attempt((signal) => inner.ping(signal));
       } catch (err) {
-        if (err instanceof ProviderCallError) throw new UnavailableError(`LLM provider ${provider} unreachable: ${err.message}`, { cause: err });
+        if (err instanceof ProviderCallError) throw new LlmUnavailableError(`LLM provider ${provider} unreachable: ${err.message}`, { cause: err });
         throw err;
       }
     },
