@@ -188,6 +188,37 @@ describe('health', () => {
     expect(deep.body).not.toContain('10.0.0.5');
   });
 
+  it('an embedding model that cannot load → basic health degraded, deep health marks embeddings error; both recover', async () => {
+    const clock = new ManualClock();
+    let broken = true;
+    let calls = 0;
+    const embedder = {
+      info: { provider: 'local' as const, model: 'flaky-model', dimension: 3 },
+      embed: async (texts: string[]) => {
+        calls++;
+        if (broken) throw new Error('model file missing: /models/flaky/model.safetensors');
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    const t = await start({}, { embedder, clock });
+    const basic = await t.call('GET', '/v1/health');
+    expect(basic.statusCode).toBe(200);
+    expect(basic.json()).toEqual({ status: 'degraded', storage: 'json', pattern_count: 0 });
+    const deep = await t.call('GET', '/v1/health/deep');
+    expect(deep.statusCode).toBe(200);
+    expect(deep.json()).toMatchObject({ status: 'degraded', checks: { embedding: { status: 'error' }, storage: { status: 'ok' } } });
+    expect(deep.body).not.toContain('/models/flaky');
+
+    // Probed again only after a while, so a health poller does not hammer a failing model.
+    const before = calls;
+    expect((await t.call('GET', '/v1/health')).json().status).toBe('degraded');
+    expect(calls).toBe(before);
+    broken = false;
+    clock.advance(31_000);
+    expect((await t.call('GET', '/v1/health')).json().status).toBe('ok');
+    expect((await t.call('GET', '/v1/health/deep')).json().status).toBe('ok');
+  });
+
   it('LLM down → degraded, probed at most once a minute', async () => {
     const clock = new ManualClock();
     let pings = 0;
