@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../src/app.js';
+import { noopTracer } from '../src/ports/tracing.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticatorFor } from './auth/select.js';
 import { installAuth } from './plugins/auth.js';
@@ -9,6 +10,7 @@ import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
+import { installTracing } from './plugins/tracing.js';
 import { installResponseCheck } from './openapi/response-check.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -59,6 +61,8 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after'] });
   }
   installRouteRegistry(server);
+  // First hook of all: everything after it (auth included) runs inside the request's span.
+  installTracing(server, deps.tracer ?? noopTracer);
   installJsonBodies(server);
   installErrorHandling(server, config.maxBodySize);
   installRequestId(server);

@@ -1,6 +1,7 @@
 import { LlmUnavailableError } from '../../core/errors.js';
 import type { Llm, LlmCompletion, LlmRequest } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
+import { noopTracer, type Tracer } from '../../ports/tracing.js';
 import { ProviderCallError, type ProviderClient } from './provider.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -27,6 +28,8 @@ export interface ResilientOptions {
   semaphore: Semaphore;
   logger: Logger;
   instruments: Instruments;
+  /** Each attempt is an `llm` span (provider, model, attempt, tokens); its traceparent goes to the provider. */
+  tracer?: Tracer;
   policy?: Partial<RetryPolicy>;
   /** Injectable for tests of the policy itself; real timers otherwise. */
   sleep?: (ms: number) => Promise<void>;
@@ -57,6 +60,7 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
   const sleep = opts.sleep ?? realSleep;
   const random = opts.random ?? Math.random;
   const { provider, model } = inner;
+  const tracer = opts.tracer ?? noopTracer;
 
   /** One attempt with its own deadline; a deadline hit surfaces as a 'timeout' failure. */
   async function attempt<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -82,7 +86,11 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
     for (let n = 0; ; n++) {
       const started = performance.now();
       try {
-        const result = await opts.semaphore.run(() => attempt((signal) => inner.call(req, signal)));
+        const result = await opts.semaphore.run(() => tracer.inSpan('llm', { 'llm.provider': provider, 'llm.model': model, 'llm.attempt': n + 1 }, async (span) => {
+          const completion = await attempt((signal) => inner.call(req, signal, tracer.outboundHeaders()));
+          span.setAttributes({ 'llm.input_tokens': completion.usage.input_tokens, 'llm.output_tokens': completion.usage.output_tokens });
+          return completion;
+        }));
         opts.instruments.llmCall(provider, model, (performance.now() - started) / 1000);
         opts.logger.info(
           { provider, model, input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens, duration_ms: Math.round(result.duration_ms), attempt: n + 1 },
