@@ -16,3 +16,6 @@ try {
 } catch { /* not a git checkout: keep 'unknown' */ }
 mkdirSync(join(root, 'dist'), { recursive: true });
 writeFileSync(join(root, 'dist', 'build-info.json'), JSON.stringify({ git_commit: gitCommit, build_time: new Date().toISOString() }) + '\n');
+
+// The OpenAPI document of the built server (openapi.json, shipped in the package).
+execFileSync(process.execPath, [join(root, 'scripts', 'write-openapi.mjs')], { stdio: 'inherit', cwd: root });

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../src/app.js';
+import { noopTracer } from '../src/ports/tracing.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticatorFor } from './auth/select.js';
 import { installAuth } from './plugins/auth.js';
@@ -9,6 +10,8 @@ import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
+import { installTracing } from './plugins/tracing.js';
+import { installResponseCheck } from './openapi/response-check.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { governanceRoutes } from './routes/governance.js';
@@ -18,12 +21,15 @@ import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { memoryRoutes } from './routes/memory.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { transferRoutes } from './routes/transfer.js';
 import { readVersionInfo } from './version.js';
 
 export interface BuildServerOptions {
   /** Replaces the authenticator of the configured mode (DB keys and OIDC plug in here). */
   authenticator?: Authenticator;
+  /** Tests: check every JSON answer against its documented contract (see response-check.ts). */
+  checkResponses?: boolean;
 }
 
 /**
@@ -55,6 +61,8 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after'] });
   }
   installRouteRegistry(server);
+  // First hook of all: everything after it (auth included) runs inside the request's span.
+  installTracing(server, deps.tracer ?? noopTracer);
   installJsonBodies(server);
   installErrorHandling(server, config.maxBodySize);
   installRequestId(server);
@@ -62,8 +70,11 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   const rateLimits = installRateLimits(server, deps, config.rateLimit);
   installAuth(server, deps, authenticator, rateLimits.perKey);
   installRequestMetrics(server, app.metrics);
+  if (options.checkResponses) installResponseCheck(server);
 
-  healthRoutes(server, deps, { version: await readVersionInfo(), startedAt: app.startedAt });
+  const version = await readVersionInfo();
+  healthRoutes(server, deps, { version, startedAt: app.startedAt });
+  openApiRoutes(server, { version: version.app_version });
   memoryRoutes(server, deps);
   transferRoutes(server, deps);
   metricsRoutes(server, deps, app.metrics);

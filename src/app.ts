@@ -4,11 +4,13 @@ import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';
 import { systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { KeyStore } from './ports/keys.js';
 import type { Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
+import { noopTracer, type Tracer } from './ports/tracing.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
 
@@ -43,7 +45,14 @@ export interface CreateAppOptions {
  * except a logger. An injected embedder is wrapped in the LRU cache like the real one.
  */
 export async function createApp(config: Config, overrides: Partial<ServiceDeps> = {}, options: CreateAppOptions = {}): Promise<App> {
-  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs });
+  let tracer: Tracer = noopTracer;
+  // Log lines written inside a span carry its trace id (the tracer is set just below).
+  const traceField = () => {
+    const id = tracer.currentTraceId();
+    return id ? { trace_id: id } : {};
+  };
+  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs, mixin: traceField });
+  tracer = overrides.tracer ?? (await createTracer(config, { logger, instrumentPg: config.storage === 'postgres' || effectiveAuthMode(config) === 'db' }));
   const metrics = new PrometheusMetrics();
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
@@ -67,9 +76,13 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     await storage.close().catch(() => undefined);
     throw err;
   }
-  const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments });
+  const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments, tracer });
+  if (tracer.enabled) {
+    storage = traceStorage(storage, tracer);
+    embedder = traceEmbedder(embedder, tracer);
+  }
 
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore };
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,
@@ -90,6 +103,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
         await keyStore?.close().catch((err: unknown) => logger.warn({ err }, 'key store close failed'));
         await storage.close();
+        await tracer.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracer shutdown failed'));
       })();
       return closing;
     },

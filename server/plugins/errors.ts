@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { DomainError, QuotaExceededError, ValidationError, type ErrorCode } from '../../src/core/errors.js';
+import { wireCodeForStatus, wireCodeOf } from './error-codes.js';
+import { allowedMethods } from './method-not-allowed.js';
 
 /** ARCHITECTURE.md error table: domain code → HTTP status. */
 const STATUS: Record<ErrorCode, number> = {
@@ -46,11 +48,26 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
   });
 
   app.setNotFoundHandler((request, reply) => {
-    return reply.status(404).send({ detail: `no route for ${request.method} ${request.url.split('?')[0]}`, request_id: request.id });
+    const path = request.url.split('?')[0];
+    const allow = allowedMethods(app, path);
+    if (allow.length > 0) {
+      // A known path asked with the wrong method: say which methods it has (RFC 9110 §15.5.6).
+      return reply.status(405).header('allow', allow.join(', ')).send({
+        code: 'method_not_allowed', detail: `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, request_id: request.id,
+      });
+    }
+    return reply.status(404).send({ code: 'not_found', detail: `no route for ${request.method} ${path}`, request_id: request.id });
   });
 }
 
+/** The status and body of any error, `code` included (README's error table). */
 export function mapError(error: unknown, maxBodySize: number): Mapped {
+  const mapped = mapWithoutCode(error, maxBodySize);
+  const code = error instanceof DomainError ? wireCodeOf(error) : wireCodeForStatus(mapped.status);
+  return { status: mapped.status, body: { code, ...mapped.body } };
+}
+
+function mapWithoutCode(error: unknown, maxBodySize: number): Mapped {
   if (error instanceof QuotaExceededError) {
     return {
       status: 429,

@@ -16,13 +16,6 @@ export const PatternKey = z
 
 export const ProjectId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'project ids are 1-64 letters, digits, _ or -');
 
-export const ErrorBody = z.object({
-  detail: z.string(),
-  request_id: z.string().optional(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-}).passthrough();
-export type ErrorBody = z.infer<typeof ErrorBody>;
-
 /** Query strings arrive as text; these coerce and keep the same bounds as the body fields. */
 export const queryBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

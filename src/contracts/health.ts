@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 export const HealthResponse = z.object({
-  status: z.literal('ok'),
+  /** `degraded` when the embedding model cannot load or answer (recall falls back to keywords). */
+  status: z.enum(['ok', 'degraded']),
   storage: z.string(),
   pattern_count: z.number().int(),
 });

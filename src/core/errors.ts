@@ -107,9 +107,38 @@ export class BadGatewayError extends DomainError {
   }
 }
 
+/** Which part of the service is unavailable (the edges give each its own error code). */
+export type UnavailableSubsystem = 'maintenance' | 'storage' | 'llm' | 'embedding' | 'service';
+
 /** Maintenance, storage down, LLM outage after retries, embedder down. */
 export class UnavailableError extends DomainError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly subsystem: UnavailableSubsystem;
+  constructor(message: string, options?: { cause?: unknown; subsystem?: UnavailableSubsystem }) {
     super('unavailable', message, options);
+    this.subsystem = options?.subsystem ?? 'service';
+  }
+}
+
+export class MaintenanceError extends UnavailableError {
+  constructor(message = 'the service is in maintenance mode; try again later') {
+    super(message, { subsystem: 'maintenance' });
+  }
+}
+
+export class StorageUnavailableError extends UnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, subsystem: 'storage' });
+  }
+}
+
+export class LlmUnavailableError extends UnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, subsystem: 'llm' });
+  }
+}
+
+export class EmbeddingUnavailableError extends UnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, subsystem: 'embedding' });
   }
 }

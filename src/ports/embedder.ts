@@ -6,6 +6,11 @@ export interface Embedder {
   readonly info: EmbeddingInfo;
   /** Embeds a batch; one Float32Array of `info.dimension` per text, L2-normalised, same order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * How the last call that reached the model ended: `unknown` before any, `error` when the
+   * model could not load or answer (health reports `degraded`). Optional: wrappers track it.
+   */
+  readiness?(): 'unknown' | 'ok' | 'error';
   /** Releases sessions/sockets. */
   close?(): Promise<void>;
 }

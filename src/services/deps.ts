@@ -5,6 +5,7 @@ import type { KeyStore } from '../ports/keys.js';
 import type { Llm } from '../ports/llm.js';
 import type { Instruments, Logger } from '../ports/observability.js';
 import type { Storage } from '../ports/storage.js';
+import type { Tracer } from '../ports/tracing.js';
 
 /**
  * Everything a use case may touch. Built once by src/app.ts; tests build their own.
@@ -24,4 +25,6 @@ export interface ServiceDeps {
    * deletions revoke keys through it (keyStore.keys.revokeAll).
    */
   keyStore?: KeyStore | null;
+  /** (+) Tracing (SERVICE_TELEMETRY); absent means no spans. */
+  tracer?: Tracer;
 }

@@ -1,4 +1,4 @@
-import { DomainError, LlmNotConfiguredError, NotFoundError, UnavailableError } from '../core/errors.js';
+import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError } from '../core/errors.js';
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
 import type { Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
@@ -94,7 +94,7 @@ export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateI
   if (unexpected) throw unexpected;
   if (scores.length === 0) {
     const why = failures.map((f) => (f as Error).message).filter((m, i, all) => all.indexOf(m) === i).join('; ');
-    throw new UnavailableError(`all ${input.num_evals} evaluators failed: ${why}`);
+    throw new LlmUnavailableError(`all ${input.num_evals} evaluators failed: ${why}`);
   }
   if (failures.length > 0) {
     deps.logger.warn({ failed: failures.length, requested: input.num_evals }, 'some evaluators failed; aggregating the rest');

@@ -1,4 +1,4 @@
-import { DomainError, LlmNotConfiguredError, UnavailableError } from '../core/errors.js';
+import { DomainError, LlmNotConfiguredError, LlmUnavailableError } from '../core/errors.js';
 import { clampScore } from '../core/evaluation.js';
 import { recurringIssues } from '../core/feedback.js';
 import { median } from '../core/stats.js';
@@ -108,7 +108,7 @@ async function judge(llm: Llm, deps: ServiceDeps, role: string, prompt: string, 
     if (s.status === 'fulfilled') scores.push(s.value);
     else if (!(s.reason instanceof DomainError)) throw s.reason;
   }
-  if (scores.length === 0) throw new UnavailableError('every judge sample failed; the candidate prompt could not be checked');
+  if (scores.length === 0) throw new LlmUnavailableError('every judge sample failed; the candidate prompt could not be checked');
   return median(scores);
 }
 

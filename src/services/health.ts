@@ -2,7 +2,7 @@ import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface BasicHealth {
-  status: 'ok';
+  status: 'ok' | 'degraded';
   storage: string;
   pattern_count: number;
 }
@@ -23,8 +23,37 @@ export interface DeepHealth {
   checks: { storage: Check; llm: Check; embedding: Check };
 }
 
+/** A failed embedder is probed again at most this often by basic health (it may recover). */
+const EMBEDDER_REPROBE_MS = 30_000;
+const embedderProbes = new WeakMap<object, number>();
+
+/**
+ * Basic health: `degraded` when the embedding model cannot load or answer. What the last
+ * real call saw decides; before any call (or a while after a failure) one probe embedding
+ * finds out, so a model that never loads shows up on the first probe, not the first learn.
+ */
 export async function basicHealth(deps: ServiceDeps, scope: Scope): Promise<BasicHealth> {
-  return { status: 'ok', storage: deps.storage.kind, pattern_count: await deps.storage.patterns.count(scope) };
+  const [embedding, pattern_count] = await Promise.all([embedderReady(deps), deps.storage.patterns.count(scope)]);
+  return { status: embedding ? 'ok' : 'degraded', storage: deps.storage.kind, pattern_count };
+}
+
+async function embedderReady(deps: ServiceDeps): Promise<boolean> {
+  const { embedder } = deps;
+  const state = embedder.readiness?.() ?? 'ok';
+  if (state === 'ok') return true;
+  const now = deps.clock.now().getTime();
+  const last = embedderProbes.get(embedder);
+  if (state === 'error' && last !== undefined && now - last < EMBEDDER_REPROBE_MS) return false;
+  embedderProbes.set(embedder, now);
+  const check = await probe(deps, 'embedding', embeddingProbe(deps, deps.clock.now()));
+  return check.status === 'ok';
+}
+
+/** Embeds a text never seen before, so the cache in front of the model cannot answer for it. */
+function embeddingProbe(deps: ServiceDeps, now: Date): () => Promise<void> {
+  return async () => {
+    await deps.embedder.embed([`health probe ${now.toISOString()} ${Math.random()}`]);
+  };
 }
 
 /** A provider probe costs money and quota; one answer serves every deep probe for a minute. */
@@ -40,10 +69,7 @@ export async function deepHealth(deps: ServiceDeps, meta: { version: string; sta
   const now = deps.clock.now();
   const [storage, embedding, llm] = await Promise.all([
     probe(deps, 'storage', storageProbe(deps)),
-    // A text never seen before, so an embedding cache in front of the model cannot answer for it.
-    probe(deps, 'embedding', async () => {
-      await deps.embedder.embed([`health probe ${now.toISOString()} ${Math.random()}`]);
-    }),
+    probe(deps, 'embedding', embeddingProbe(deps, now)),
     llmCheck(deps, now),
   ]);
   const status = storage.status === 'error' ? 'error' : embedding.status === 'error' || llm.status === 'error' ? 'degraded' : 'ok';

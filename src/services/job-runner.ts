@@ -135,7 +135,13 @@ export class JobRunner {
     if (free <= 0) return;
     const claimed = await jobQueue(this.deps).claim(this.workerId, free, this.now());
     for (const job of claimed) {
-      const run = this.execute(job).finally(() => {
+      // Each job run is a root span of its own (it outlives the request that queued it).
+      const tracer = this.deps.tracer;
+      const traced = () => this.execute(job);
+      const started = tracer
+        ? tracer.inSpan(`job ${job.operation}`, { 'job.id': job.job_id, 'job.operation': job.operation, 'job.attempt': job.attempts, 'tenant.id': job.tenant_id, 'project.id': job.project_id }, traced)
+        : traced();
+      const run = started.finally(() => {
         this.running.delete(job.job_id);
         void this.wake(); // a slot is free: more jobs may be waiting
       });

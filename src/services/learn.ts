@@ -1,4 +1,4 @@
-import { DomainError, QuotaExceededError, UnavailableError } from '../core/errors.js';
+import { DomainError, QuotaExceededError, EmbeddingUnavailableError } from '../core/errors.js';
 import { redactFields } from '../core/redaction.js';
 import { tokenJaccard } from '../core/text.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
@@ -112,7 +112,7 @@ async function embedTask(deps: ServiceDeps, task: string): Promise<Float32Array>
     return vector;
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw new UnavailableError('the embedding model is unavailable; try again later', { cause: err });
+    throw new EmbeddingUnavailableError('the embedding model is unavailable; try again later', { cause: err });
   }
 }
 

@@ -20,7 +20,7 @@ describe('env auth mode', () => {
     for (const headers of cases) {
       const res = await t.call('POST', '/v1/recall', { task: 'x' }, headers);
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ detail: expect.any(String), request_id: res.headers['x-request-id'] });
+      expect(res.json()).toEqual({ code: 'unauthenticated', detail: expect.any(String), request_id: res.headers['x-request-id'] });
     }
     const events = await t.app.deps.storage.audit.list({ kind: 'AUTH_FAILED', limit: 10 });
     expect(events).toHaveLength(4);

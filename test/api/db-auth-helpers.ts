@@ -50,7 +50,7 @@ export async function startDbServer(
   options: CreateAppOptions = {},
 ): Promise<DbServer> {
   const app = await createApp(loadConfig(dbEnv(url, env)), overrides, options);
-  const server = await buildServer(app);
+  const server = await buildServer(app, { checkResponses: true });
   if (!app.keyStore) throw new Error('expected DB auth mode');
   return {
     server,

@@ -18,7 +18,7 @@ describe('request ids and unknown routes', () => {
     const given = await t.call('GET', '/v1/nope', undefined, { 'x-request-id': 'trace-123' });
     expect(given.statusCode).toBe(404);
     expect(given.headers['x-request-id']).toBe('trace-123');
-    expect(given.json()).toEqual({ detail: expect.stringContaining('/v1/nope'), request_id: 'trace-123' });
+    expect(given.json()).toEqual({ code: 'not_found', detail: expect.stringContaining('/v1/nope'), request_id: 'trace-123' });
 
     const unsafe = await t.call('GET', '/v1/health', undefined, { 'x-request-id': 'bad id\nwith newline' });
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -31,7 +31,7 @@ describe('maintenance mode', () => {
     const t = await start({ SERVICE_MAINTENANCE: 'true' });
     const learn = await t.call('POST', '/v1/learn', learnBody('x'));
     expect(learn.statusCode).toBe(503);
-    expect(learn.json()).toEqual({ detail: expect.stringContaining('maintenance'), request_id: learn.headers['x-request-id'] });
+    expect(learn.json()).toEqual({ code: 'maintenance', detail: expect.stringContaining('maintenance'), request_id: learn.headers['x-request-id'] });
     expect((await t.call('GET', '/v1/recall?task=x')).statusCode).toBe(503);
     expect((await t.call('GET', '/v1/version')).statusCode).toBe(503);
     expect((await t.call('GET', '/v1/health')).statusCode).toBe(200);
@@ -46,7 +46,7 @@ describe('rate limits', () => {
     const limited = await t.call('POST', '/v1/recall', { task: 'x' });
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
-    expect(limited.json()).toEqual({ detail: expect.any(String), request_id: limited.headers['x-request-id'] });
+    expect(limited.json()).toEqual({ code: 'rate_limited', detail: expect.any(String), request_id: limited.headers['x-request-id'] });
     for (let i = 0; i < 5; i++) {
       expect((await t.call('GET', '/v1/health')).statusCode).toBe(200);
       expect((await t.call('GET', '/v1/version')).statusCode).toBe(200);
@@ -118,7 +118,7 @@ describe('internal errors', () => {
     const t = await start({}, { storage: failing, logger });
     const res = await t.call('POST', '/v1/learn', learnBody('Anything at all'));
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ detail: 'internal error', request_id: res.headers['x-request-id'] });
+    expect(res.json()).toEqual({ code: 'internal_error', detail: 'internal error', request_id: res.headers['x-request-id'] });
     expect(res.body).not.toContain('secret');
     const logged = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'unhandled error');
     expect(logged.err.message).toContain('disk on fire');
@@ -186,6 +186,37 @@ describe('health', () => {
     expect(deep.json().status).toBe('error');
     expect(deep.json().checks.storage.status).toBe('error');
     expect(deep.body).not.toContain('10.0.0.5');
+  });
+
+  it('an embedding model that cannot load → basic health degraded, deep health marks embeddings error; both recover', async () => {
+    const clock = new ManualClock();
+    let broken = true;
+    let calls = 0;
+    const embedder = {
+      info: { provider: 'local' as const, model: 'flaky-model', dimension: 3 },
+      embed: async (texts: string[]) => {
+        calls++;
+        if (broken) throw new Error('model file missing: /models/flaky/model.safetensors');
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    const t = await start({}, { embedder, clock });
+    const basic = await t.call('GET', '/v1/health');
+    expect(basic.statusCode).toBe(200);
+    expect(basic.json()).toEqual({ status: 'degraded', storage: 'json', pattern_count: 0 });
+    const deep = await t.call('GET', '/v1/health/deep');
+    expect(deep.statusCode).toBe(200);
+    expect(deep.json()).toMatchObject({ status: 'degraded', checks: { embedding: { status: 'error' }, storage: { status: 'ok' } } });
+    expect(deep.body).not.toContain('/models/flaky');
+
+    // Probed again only after a while, so a health poller does not hammer a failing model.
+    const before = calls;
+    expect((await t.call('GET', '/v1/health')).json().status).toBe('degraded');
+    expect(calls).toBe(before);
+    broken = false;
+    clock.advance(31_000);
+    expect((await t.call('GET', '/v1/health')).json().status).toBe('ok');
+    expect((await t.call('GET', '/v1/health/deep')).json().status).toBe('ok');
   });
 
   it('LLM down → degraded, probed at most once a minute', async () => {

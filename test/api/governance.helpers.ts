@@ -58,7 +58,7 @@ export async function startGovServer(clock: Clock, opts: { storage?: Storage; en
     ...opts.env,
   });
   const app = await createApp(config, { clock, ...(opts.storage ? { storage: opts.storage } : {}) });
-  const server = await buildServer(app, { authenticator: new TokenPrincipalAuthenticator() });
+  const server = await buildServer(app, { authenticator: new TokenPrincipalAuthenticator(), checkResponses: true });
   return {
     server,
     app,

@@ -45,7 +45,7 @@ export async function startServer(env: Env = {}, overrides: Partial<ServiceDeps>
   const dataPath = await mkdtemp(join(tmpdir(), 'svc-api-'));
   const config = testConfig(dataPath, env);
   const app = await createApp(config, overrides);
-  const server = await buildServer(app);
+  const server = await buildServer(app, { checkResponses: true });
   return {
     server,
     app,

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../core/errors.js';
+import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { noopInstruments, type Instruments } from '../../ports/observability.js';
@@ -24,6 +24,7 @@ export class CachedEmbedder implements Embedder {
   private readonly entries = new Map<string, Float32Array>();
   private hits = 0;
   private misses = 0;
+  private lastOutcome: 'unknown' | 'ok' | 'error' = 'unknown';
 
   constructor(private readonly inner: Embedder, opts: CachedEmbedderOptions = {}) {
     this.capacity = Math.max(1, opts.capacity ?? DEFAULT_CAPACITY);
@@ -56,10 +57,17 @@ export class CachedEmbedder implements Embedder {
     if (missing.size > 0) {
       const toEmbed = [...missing.keys()];
       const started = performance.now();
-      const vectors = await this.inner.embed(toEmbed);
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.inner.embed(toEmbed);
+        this.lastOutcome = 'ok';
+      } catch (err) {
+        this.lastOutcome = 'error';
+        throw err;
+      }
       this.instruments.embedding(this.inner.info.provider, (performance.now() - started) / 1000);
       if (vectors.length !== toEmbed.length) {
-        throw new UnavailableError(`embedder ${model} returned ${vectors.length} vectors for ${toEmbed.length} texts`);
+        throw new EmbeddingUnavailableError(`embedder ${model} returned ${vectors.length} vectors for ${toEmbed.length} texts`);
       }
       toEmbed.forEach((text, j) => {
         const vector = vectors[j];
@@ -69,6 +77,10 @@ export class CachedEmbedder implements Embedder {
     }
     // Copies, so a caller that scribbles on a vector cannot corrupt the cache.
     return results.map((v) => new Float32Array(v as Float32Array));
+  }
+
+  readiness(): 'unknown' | 'ok' | 'error' {
+    return this.lastOutcome;
   }
 
   /** Hits and misses counted per input text since construction. */

@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { UnavailableError } from '../../core/errors.js';
+import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { silentLogger, type Logger } from '../../ports/observability.js';
@@ -82,7 +82,7 @@ export class LocalEmbedder implements Embedder {
         data = (await extract(batch, { pooling: 'mean', normalize: true })).data as Float32Array;
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        throw new UnavailableError(`local embedding model "${this.modelId}" failed: ${reason}`, { cause: err });
+        throw new EmbeddingUnavailableError(`local embedding model "${this.modelId}" failed: ${reason}`, { cause: err });
       }
       for (let row = 0; row < batch.length; row++) {
         vectors.push(toUnitVector(data.subarray(row * dimension, (row + 1) * dimension)));
@@ -134,7 +134,7 @@ export class LocalEmbedder implements Embedder {
       dimension = probe.dims[probe.dims.length - 1];
     } catch (err) {
       await extract?.dispose().catch(() => undefined);
-      throw new UnavailableError(this.describeLoadFailure(err), { cause: err });
+      throw new EmbeddingUnavailableError(this.describeLoadFailure(err), { cause: err });
     }
     this.dimension = dimension;
     this.logger.info(

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { UnavailableError } from '../../core/errors.js';
+import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { chunks, toUnitVector } from './vector.js';
@@ -63,11 +63,11 @@ export class OpenAiEmbedder implements Embedder {
         encoding_format: 'float',
       });
     } catch (err) {
-      throw new UnavailableError(`hosted embeddings (${this.opts.model}) failed: ${describe(err)}`, { cause: err });
+      throw new EmbeddingUnavailableError(`hosted embeddings (${this.opts.model}) failed: ${describe(err)}`, { cause: err });
     }
     const rows = reply.data;
     if (!Array.isArray(rows) || rows.length !== batch.length) {
-      throw new UnavailableError(
+      throw new EmbeddingUnavailableError(
         `hosted embeddings (${this.opts.model}) returned ${Array.isArray(rows) ? rows.length : 'no'} vectors for ${batch.length} inputs`,
       );
     }
@@ -75,7 +75,7 @@ export class OpenAiEmbedder implements Embedder {
     const ordered = new Array<Float32Array>(batch.length);
     for (const row of rows) {
       if (!Number.isInteger(row.index) || row.index < 0 || row.index >= batch.length || !Array.isArray(row.embedding)) {
-        throw new UnavailableError(`hosted embeddings (${this.opts.model}) returned a malformed vector`);
+        throw new EmbeddingUnavailableError(`hosted embeddings (${this.opts.model}) returned a malformed vector`);
       }
       ordered[row.index] = toUnitVector(row.embedding);
     }
@@ -86,12 +86,12 @@ export class OpenAiEmbedder implements Embedder {
   /** Learns the width from the first reply; afterwards every vector must match it. */
   private checkDimension(vectors: Float32Array[]): void {
     for (const v of vectors) {
-      if (v === undefined) throw new UnavailableError(`hosted embeddings (${this.opts.model}) skipped an input`);
+      if (v === undefined) throw new EmbeddingUnavailableError(`hosted embeddings (${this.opts.model}) skipped an input`);
       if (!this.dimensionLearned) {
         this.dimension = v.length;
         this.dimensionLearned = true;
       } else if (v.length !== this.dimension) {
-        throw new UnavailableError(
+        throw new EmbeddingUnavailableError(
           `hosted embeddings (${this.opts.model}) returned ${v.length} dimensions, expected ${this.dimension}`,
         );
       }

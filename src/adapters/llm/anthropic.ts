@@ -34,7 +34,7 @@ export function createAnthropicClient(opts: AnthropicOptions): ProviderClient {
   return {
     provider: 'anthropic',
     model: opts.model,
-    async call(req: LlmRequest, signal: AbortSignal): Promise<LlmCompletion> {
+    async call(req: LlmRequest, signal: AbortSignal, headers: Record<string, string> = {}): Promise<LlmCompletion> {
       const started = performance.now();
       try {
         const res = await client.messages.create(
@@ -46,7 +46,7 @@ export function createAnthropicClient(opts: AnthropicOptions): ProviderClient {
             // The Messages API accepts 0–1.
             ...(req.temperature === undefined ? {} : { temperature: Math.min(1, Math.max(0, req.temperature)) }),
           },
-          { signal },
+          { signal, headers },
         );
         const text = res.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
         return {

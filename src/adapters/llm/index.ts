@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Llm } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
+import type { Tracer } from '../../ports/tracing.js';
 import { createAnthropicClient } from './anthropic.js';
 import { createOpenAiClient } from './openai.js';
 import type { ProviderClient } from './provider.js';
@@ -12,6 +13,7 @@ export interface CreateLlmOptions {
   logger: Logger;
   /** Tests shorten the backoff; production uses the defaults (3 retries, 0.5 s base). */
   retryPolicy?: Partial<RetryPolicy>;
+  tracer?: Tracer;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createLlm(config: Config, opts: CreateLlmOptions): Llm | null {
     semaphore: new Semaphore(concurrency),
     logger: opts.logger,
     instruments: opts.instruments,
+    tracer: opts.tracer,
     policy: opts.retryPolicy,
   });
 }

@@ -32,7 +32,7 @@ export function createOpenAiClient(opts: OpenAiOptions): ProviderClient {
   return {
     provider: 'openai',
     model: opts.model,
-    async call(req: LlmRequest, signal: AbortSignal): Promise<LlmCompletion> {
+    async call(req: LlmRequest, signal: AbortSignal, headers: Record<string, string> = {}): Promise<LlmCompletion> {
       const started = performance.now();
       try {
         const res = await client.chat.completions.create(
@@ -47,7 +47,7 @@ export function createOpenAiClient(opts: OpenAiOptions): ProviderClient {
             max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
             ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
           },
-          { signal },
+          { signal, headers },
         );
         return {
           text: res.choices[0]?.message?.content ?? '',

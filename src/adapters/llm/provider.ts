@@ -8,7 +8,8 @@ import type { LlmCompletion, LlmRequest } from '../../ports/llm.js';
 export interface ProviderClient {
   readonly provider: 'openai' | 'anthropic';
   readonly model: string;
-  call(req: LlmRequest, signal: AbortSignal): Promise<LlmCompletion>;
+  /** `headers` go out with the request (the W3C traceparent of the active span, when tracing). */
+  call(req: LlmRequest, signal: AbortSignal, headers?: Record<string, string>): Promise<LlmCompletion>;
   ping(signal: AbortSignal): Promise<void>;
 }
 

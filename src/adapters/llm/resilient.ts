@@ -1,6 +1,7 @@
-import { UnavailableError } from '../../core/errors.js';
+import { LlmUnavailableError } from '../../core/errors.js';
 import type { Llm, LlmCompletion, LlmRequest } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
+import { noopTracer, type Tracer } from '../../ports/tracing.js';
 import { ProviderCallError, type ProviderClient } from './provider.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -9,7 +10,7 @@ import type { Semaphore } from './semaphore.js';
  * a slot of the process-wide semaphore and is aborted at the per-call timeout; transient
  * failures (timeouts, connection errors, 408/409/429/5xx) are retried up to `maxRetries`
  * times with exponential backoff and jitter, never sooner than the provider's Retry-After.
- * Other 4xx are final. Whatever is still failing becomes UnavailableError (HTTP 503).
+ * Other 4xx are final. Whatever is still failing becomes LlmUnavailableError (HTTP 503).
  */
 
 export interface RetryPolicy {
@@ -27,6 +28,8 @@ export interface ResilientOptions {
   semaphore: Semaphore;
   logger: Logger;
   instruments: Instruments;
+  /** Each attempt is an `llm` span (provider, model, attempt, tokens); its traceparent goes to the provider. */
+  tracer?: Tracer;
   policy?: Partial<RetryPolicy>;
   /** Injectable for tests of the policy itself; real timers otherwise. */
   sleep?: (ms: number) => Promise<void>;
@@ -57,6 +60,7 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
   const sleep = opts.sleep ?? realSleep;
   const random = opts.random ?? Math.random;
   const { provider, model } = inner;
+  const tracer = opts.tracer ?? noopTracer;
 
   /** One attempt with its own deadline; a deadline hit surfaces as a 'timeout' failure. */
   async function attempt<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -82,7 +86,11 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
     for (let n = 0; ; n++) {
       const started = performance.now();
       try {
-        const result = await opts.semaphore.run(() => attempt((signal) => inner.call(req, signal)));
+        const result = await opts.semaphore.run(() => tracer.inSpan('llm', { 'llm.provider': provider, 'llm.model': model, 'llm.attempt': n + 1 }, async (span) => {
+          const completion = await attempt((signal) => inner.call(req, signal, tracer.outboundHeaders()));
+          span.setAttributes({ 'llm.input_tokens': completion.usage.input_tokens, 'llm.output_tokens': completion.usage.output_tokens });
+          return completion;
+        }));
         opts.instruments.llmCall(provider, model, (performance.now() - started) / 1000);
         opts.logger.info(
           { provider, model, input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens, duration_ms: Math.round(result.duration_ms), attempt: n + 1 },
@@ -94,13 +102,13 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
         opts.instruments.llmCall(provider, model, (performance.now() - started) / 1000);
         const attempts = n + 1;
         if (!isRetryable(err)) {
-          throw new UnavailableError(`LLM provider ${provider} rejected the request: ${err.message}`, { cause: err });
+          throw new LlmUnavailableError(`LLM provider ${provider} rejected the request: ${err.message}`, { cause: err });
         }
         if (n >= policy.maxRetries) {
-          throw new UnavailableError(`LLM provider ${provider} unavailable after ${attempts} attempts: ${err.message}`, { cause: err });
+          throw new LlmUnavailableError(`LLM provider ${provider} unavailable after ${attempts} attempts: ${err.message}`, { cause: err });
         }
         if (err.retryAfterMs !== null && err.retryAfterMs > policy.maxRetryAfterMs) {
-          throw new UnavailableError(
+          throw new LlmUnavailableError(
             `LLM provider ${provider} asked to retry after ${Math.ceil(err.retryAfterMs / 1000)}s: ${err.message}`,
             { cause: err },
           );
@@ -121,7 +129,7 @@ export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions
       try {
         await attempt((signal) => inner.ping(signal));
       } catch (err) {
-        if (err instanceof ProviderCallError) throw new UnavailableError(`LLM provider ${provider} unreachable: ${err.message}`, { cause: err });
+        if (err instanceof ProviderCallError) throw new LlmUnavailableError(`LLM provider ${provider} unreachable: ${err.message}`, { cause: err });
         throw err;
       }
     },

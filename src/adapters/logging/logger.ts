@@ -10,6 +10,8 @@ export interface LoggerOptions {
   json: boolean;
   /** Where lines go (tests pass a collector); stderr by default. */
   destination?: { write(line: string): unknown };
+  /** Fields added to every line (the active trace id, when tracing). */
+  mixin?: () => Record<string, unknown>;
 }
 
 export type AppLogger = PinoLogger;
@@ -44,6 +46,7 @@ export function createLogger(opts: LoggerOptions): AppLogger {
     {
       level: opts.level,
       base: undefined,
+      ...(opts.mixin ? { mixin: opts.mixin } : {}),
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),

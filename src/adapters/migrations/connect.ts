@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '../../config.js';
 import { ConfigError } from '../../config.js';
-import { UnavailableError } from '../../core/errors.js';
+import { StorageUnavailableError } from '../../core/errors.js';
 import { silentLogger } from '../../ports/observability.js';
 import { createPool, describeUrl, isConnectionError } from '../storage/postgres/db.js';
 
@@ -21,7 +21,7 @@ export async function openMaintenancePool(config: Config, purpose: string): Prom
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (isConnectionError(err)) {
-      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
     }
     throw err;
   }

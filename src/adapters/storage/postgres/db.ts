@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
-import { ConflictError, UnavailableError } from '../../../core/errors.js';
+import { ConflictError, StorageUnavailableError } from '../../../core/errors.js';
 import type { Instruments, Logger } from '../../../ports/observability.js';
 
 /** What a repository needs to run SQL: the pool or one transaction's client. */
@@ -37,10 +37,10 @@ export function isConnectionError(err: unknown): boolean {
 /** Turns driver errors into the domain errors the edges know (503 for an unreachable DB). */
 export function mapDbError(err: unknown, operation: string): unknown {
   if (isConnectionError(err)) {
-    return new UnavailableError(`storage unavailable: PostgreSQL cannot be reached (${(err as Error).message || 'connection lost'})`, { cause: err });
+    return new StorageUnavailableError(`storage unavailable: PostgreSQL cannot be reached (${(err as Error).message || 'connection lost'})`, { cause: err });
   }
   const code = (err as { code?: unknown } | null)?.code;
-  if (code === '57014') return new UnavailableError(`storage timed out during ${operation}`, { cause: err });
+  if (code === '57014') return new StorageUnavailableError(`storage timed out during ${operation}`, { cause: err });
   if (code === '23505') return new ConflictError(`${operation}: record already exists`);
   return err;
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../../config.js';
-import { UnavailableError } from '../../../core/errors.js';
+import { StorageUnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
@@ -26,7 +26,7 @@ const MIN_PGVECTOR = [0, 8];
 /**
  * PostgreSQL + pgvector storage. Connects, then refuses to start unless the schema is at this
  * build's latest migration (the error names `service migrate up`) and pgvector is new enough.
- * Later connection loss surfaces as UnavailableError (HTTP 503); the pool replaces broken
+ * Later connection loss surfaces as StorageUnavailableError (HTTP 503); the pool replaces broken
  * connections, so service resumes by itself once the database is back.
  */
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
@@ -48,7 +48,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (isConnectionError(err)) {
-      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
     }
     throw err;
   }

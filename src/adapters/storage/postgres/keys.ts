@@ -1,5 +1,5 @@
 import type { Config } from '../../../config.js';
-import { UnavailableError } from '../../../core/errors.js';
+import { StorageUnavailableError } from '../../../core/errors.js';
 import type { Role, Scope } from '../../../core/types.js';
 import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
@@ -213,7 +213,7 @@ export async function createPostgresKeyStore(config: Config, opts: PostgresKeySt
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (isConnectionError(err)) {
-      throw new UnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
     }
     throw err;
   }

@@ -1,0 +1,115 @@
+import { z, type ZodType } from 'zod';
+import { ErrorBody } from '../../src/contracts/errors.js';
+import { JobAccepted } from '../../src/contracts/jobs.js';
+import type { RegisteredRoute } from '../route-registry.js';
+import { ROUTE_DOCS, openApiPath, type RouteDoc } from './route-docs.js';
+
+type Json = Record<string, unknown>;
+
+/** Errors any route can answer, by what the route is (public, has input, rate class). */
+function commonErrors(route: RegisteredRoute, doc: RouteDoc): number[] {
+  const statuses = new Set<number>([500, 503]);
+  if (!route.config.public) [401, 403].forEach((s) => statuses.add(s));
+  if (doc.body || doc.query || doc.params) statuses.add(422);
+  if (doc.body) statuses.add(413);
+  if (route.config.rateClass !== 'exempt') statuses.add(429);
+  for (const s of doc.errors ?? []) statuses.add(s);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad request', 401: 'Missing, invalid, revoked or expired key', 402: 'Subscription past due',
+  403: 'The key lacks the permission (or the plan the feature)', 404: 'Not found', 409: 'Conflict with the current state',
+  413: 'Body larger than SERVICE_MAX_BODY_SIZE', 422: 'Validation failed', 429: 'Rate limit or quota reached (Retry-After on rate limits)',
+  500: 'Internal error (cause logged, never shown)', 501: 'No LLM provider configured', 502: 'The LLM answered with nothing usable',
+  503: 'Maintenance, or storage / LLM / embeddings unavailable', 507: 'Storage is full',
+};
+
+function schemaOf(schema: ZodType, io: 'input' | 'output'): Json {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  delete json.$schema;
+  return json;
+}
+
+/** Query or path parameters from a zod object's properties. */
+function parameters(schema: ZodType | undefined, where: 'query' | 'path'): Json[] {
+  if (!schema) return [];
+  const json = schemaOf(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name, in: where, required: where === 'path' || required.has(name), schema: property,
+  }));
+}
+
+function operation(route: RegisteredRoute, doc: RouteDoc): Json {
+  const permission = route.config.permission as string | undefined;
+  const responses: Json = {};
+  const success = doc.response;
+  responses[String(doc.status ?? 200)] = 'text' in success
+    ? { description: 'Success', content: { [success.text]: { schema: { type: 'string' } } } }
+    : { description: 'Success', content: { 'application/json': { schema: schemaOf(success as ZodType, 'output') } } };
+  if (doc.async) {
+    responses['202'] = {
+      description: 'Accepted as a background job (request header `Prefer: respond-async`); poll `Location`.',
+      headers: { Location: { schema: { type: 'string' } } },
+      content: { 'application/json': { schema: schemaOf(JobAccepted, 'output') } },
+    };
+  }
+  for (const status of commonErrors(route, doc)) {
+    const schema = doc.sameShapeErrors?.includes(status) && !('text' in success)
+      ? schemaOf(success as ZodType, 'output')
+      : { $ref: '#/components/schemas/ErrorBody' };
+    responses[String(status)] = { description: REASONS[status] ?? 'Error', content: { 'application/json': { schema } } };
+  }
+  const op: Json = {
+    operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: doc.summary,
+    description: [doc.description, permission ? `Permission: \`${permission}\`.` : 'No API key needed.'].filter(Boolean).join('\n\n'),
+    tags: [doc.tag],
+    'x-permission': permission ?? null,
+    'x-rate-class': route.config.rateClass ?? 'standard',
+    security: route.config.public ? [] : [{ bearerAuth: [] }],
+    parameters: [...parameters(doc.params, 'path'), ...parameters(doc.query, 'query')],
+    responses,
+  };
+  if (doc.body) {
+    op.requestBody = { required: !doc.bodyOptional, content: { 'application/json': { schema: schemaOf(doc.body, 'input') } } };
+  }
+  return op;
+}
+
+/**
+ * The OpenAPI 3.1 document of the routes a server registered (so it lists exactly what
+ * this server answers), from the zod contracts the routes parse with. Routes without an
+ * entry in ROUTE_DOCS are listed in `undocumented` for the completeness test to catch.
+ */
+export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version: string): { document: Json; undocumented: string[] } {
+  const paths: Record<string, Json> = {};
+  const undocumented: string[] = [];
+  for (const route of routes) {
+    if (route.method === 'HEAD' || route.method === 'OPTIONS') continue;
+    const path = openApiPath(route.url);
+    const doc = ROUTE_DOCS[`${route.method} ${path}`];
+    if (!doc) {
+      undocumented.push(`${route.method} ${path}`);
+      continue;
+    }
+    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation(route, doc) };
+  }
+  const document = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent execution memory service',
+      version,
+      description: 'Execution memory and evaluation for AI agents: learn, recall, evaluate and more. Every error body carries a stable `code`.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`svc_…`), an env key, or an OIDC token.' } },
+      schemas: { ErrorBody: schemaOf(ErrorBody, 'output') },
+    },
+  };
+  return { document, undocumented };
+}
