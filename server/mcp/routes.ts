@@ -20,12 +20,8 @@ export function mcpRoutes(server: FastifyInstance, version: string): void {
   server.post('/mcp', { config: { permission: ENTRY_PERMISSION } }, async (request, reply) => {
     await handleMcpPost(server, version, request, reply);
   });
-
-  // Stateless: there is no server-initiated stream to GET and no session to DELETE.
-  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.status(405).header('allow', 'POST').send({ detail: 'this MCP endpoint is stateless: POST JSON-RPC messages to /mcp' });
-  server.get('/mcp', { config: { public: true } }, notAllowed);
-  server.delete('/mcp', { config: { public: true } }, notAllowed);
+  // Stateless: there is no server-initiated stream to GET and no session to DELETE; those
+  // methods get the server's 405 with `Allow: POST` (server/plugins/errors.ts).
 }
 
 async function handleMcpPost(server: FastifyInstance, version: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {

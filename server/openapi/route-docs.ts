@@ -85,6 +85,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'PUT /v1/governance/retention': { tag: 'governance', summary: 'Set the project\'s retention days (DB auth), or null to inherit.', body: RetentionUpdateRequest, response: RetentionPolicyResponse },
   'POST /v1/governance/retention/apply': { tag: 'governance', summary: 'Delete patterns past their retention (or count them with dry_run).', body: RetentionApplyRequest, bodyOptional: true, response: RetentionApplyResponse, async: true },
 
+  'POST /mcp': {
+    tag: 'mcp', summary: 'Model Context Protocol over Streamable HTTP (stateless JSON-RPC; only with SERVICE_MCP=true).',
+    description: 'Any valid key opens it; each tool call is checked against the permission of the REST route it maps to.',
+    body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), response: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
+  },
   'POST /v1/keys/bootstrap': { tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).', body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409] },
   'POST /v1/keys': { tag: 'keys', summary: 'Create a key of at most the caller\'s role; the secret is shown once.', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404] },
   'GET /v1/keys': { tag: 'keys', summary: 'Keys of the current project (no secrets).', response: KeyListResponse, errors: [404] },

@@ -55,7 +55,7 @@ describe('completeness', () => {
   };
 
   it('every registered route is documented, and every documented route exists (dev and DB auth, metrics on)', async () => {
-    const metricsOn = await startServer({ SERVICE_METRICS: 'true' });
+    const metricsOn = await startServer({ SERVICE_METRICS: 'true', SERVICE_MCP: 'true' });
     const db = hasPg ? await startDbServer((await database.schema()).url) : null;
     try {
       const registered = check(registeredRoutes(metricsOn.server));

@@ -77,7 +77,7 @@ describe.skipIf(!canRun)('container image', () => {
     const json = { 'content-type': 'application/json' };
     const learned = await fetch(`${base}/v1/learn`, { method: 'POST', headers: json, body: JSON.stringify({ task: 'rotate the nginx logs daily', code: 'logrotate -f /etc/logrotate.conf', eval_score: 9 }) });
     expect(learned.status).toBe(200);
-    const recalled = await (await fetch(`${base}/v1/recall`, { method: 'POST', headers: json, body: JSON.stringify({ task: 'rotate nginx logs every day' }) })).json();
+    const recalled = (await (await fetch(`${base}/v1/recall`, { method: "POST", headers: json, body: JSON.stringify({ task: "rotate nginx logs every day" }) })).json()) as { matches: { pattern: { code: string } }[] };
     expect(recalled.matches[0].pattern.code).toContain('logrotate');
 
     const user = (await podman(['exec', name, 'id', '-u'])).stdout.trim();
