@@ -1,6 +1,7 @@
-import { effectiveAuthMode, type Config } from './config.js';
+import { ConfigError, effectiveAuthMode, type Config } from './config.js';
 import type { EmbeddingInfo } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
+import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
@@ -51,6 +52,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   let storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
   let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
+  let reuseTiers: ServiceDeps['reuseTiers'];
   try {
     if (effectiveAuthMode(config) === 'db') {
       keyStore = await openKeyStore(config, { logger, instruments });
@@ -61,6 +63,12 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
     if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
+    reuseTiers = overrides.reuseTiers ?? await resolveReuseTiers({
+      env: config.tiers,
+      modelFolder: config.embedding.local ? config.embedding.localModelPath : null,
+      modelId: embedder.info.model,
+    });
+    logger.info({ reuseTiers }, 'reuse-tier thresholds in force');
   } catch (err) {
     await embedder?.close?.().catch(() => undefined);
     await keyStore?.close().catch(() => undefined);
@@ -69,7 +77,14 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   }
   const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments });
 
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore };
+  if (config.recallVerify.enabled && !llm) {
+    await embedder.close?.().catch(() => undefined);
+    await keyStore?.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    // Fail at startup rather than answer every recall 422.
+    throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
+  }
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, reuseTiers };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,

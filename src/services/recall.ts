@@ -8,6 +8,7 @@ import {
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
+import { tiersInForce } from './tiers.js';
 
 /** Recall input after contract parsing (defaults applied). */
 export interface RecallInput {
@@ -159,7 +160,7 @@ async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFi
 function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: ServiceDeps): RecallMatch {
   return {
     similarity: candidate.similarity,
-    reuse_tier: reuseTier(candidate.similarity, deps.config.tiers),
+    reuse_tier: reuseTier(candidate.similarity, tiersInForce(deps)),
     pattern_key: patternKey(record.id),
     score: candidate.score,
     pattern: { task: record.task, code: record.code, success_score: record.success_score, reuse_count: record.reuse_count },
@@ -172,7 +173,7 @@ function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: Servic
  * similarities alone, so this is known before the records are read.
  */
 function recallRecord(deps: ServiceDeps, page: RankedCandidate[], started: Date): Omit<RecallRecord, 'page_ids'> {
-  const tiers = page.map((c) => reuseTier(c.similarity, deps.config.tiers));
+  const tiers = page.map((c) => reuseTier(c.similarity, tiersInForce(deps)));
   let best = -1;
   page.forEach((c, i) => {
     if (best < 0 || c.similarity > page[best].similarity) best = i;
