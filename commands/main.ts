@@ -22,6 +22,7 @@ import { register as registerAnalytics } from './analytics.js';
 import { register as registerRetention } from './retention.js';
 import { register as registerJobs } from './jobs.js';
 import { register as registerAging } from './aging.js';
+import { register as registerCalibrate } from './calibrate.js';
 
 /**
  * The `service` program. Returns the exit code instead of exiting, so tests can call it and
@@ -63,6 +64,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   registerRetention(program);
   registerJobs(program);
   registerAging(program);
+  registerCalibrate(program);
 
   try {
     await program.parseAsync(argv);

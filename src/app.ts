@@ -1,5 +1,5 @@
 import { ConfigError, effectiveAuthMode, type Config } from './config.js';
-import type { EmbeddingInfo } from './core/types.js';
+import type { EmbeddingInfo, ReuseTierSettings } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { createLlm } from './adapters/llm/index.js';
@@ -63,11 +63,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
     if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
-    reuseTiers = overrides.reuseTiers ?? await resolveReuseTiers({
-      env: config.tiers,
-      modelFolder: config.embedding.local ? config.embedding.localModelPath : null,
-      modelId: embedder.info.model,
-    });
+    reuseTiers = overrides.reuseTiers ?? await tiersFor(config, embedder);
     logger.info({ reuseTiers }, 'reuse-tier thresholds in force');
   } catch (err) {
     await embedder?.close?.().catch(() => undefined);
@@ -159,4 +155,28 @@ async function checkEmbeddingInfo(storage: Storage, embedder: Embedder, logger: 
 
 function describe(info: EmbeddingInfo): string {
   return `${info.model} (${info.dimension} dimensions)`;
+}
+
+/**
+ * The embedder and the reuse-tier thresholds in force, without storage or jobs: for local
+ * tools that only embed (`service calibrate`), so they never take the data path's lock.
+ */
+export async function openEmbedding(config: Config, logger: Logger): Promise<{ embedder: Embedder; reuseTiers: ReuseTierSettings; close(): Promise<void> }> {
+  const embedder = await createEmbedder(config, { logger, instruments: new PrometheusMetrics() });
+  try {
+    const reuseTiers = await tiersFor(config, embedder);
+    return { embedder, reuseTiers, close: () => embedder.close() };
+  } catch (err) {
+    await embedder.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Thresholds for the configured model: env → its folder's config.json → built-in → spec. */
+function tiersFor(config: Config, embedder: Embedder): Promise<ReuseTierSettings> {
+  return resolveReuseTiers({
+    env: config.tiers,
+    modelFolder: config.embedding.local ? config.embedding.localModelPath : null,
+    modelId: embedder.info.model,
+  });
 }
