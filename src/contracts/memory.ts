@@ -33,7 +33,12 @@ const recallFields = {
   min_score: z.number().min(0).max(10).optional(),
 };
 
-export const RecallRequest = z.object({ ...recallFields, readonly: z.boolean().default(false) }).strict();
+export const RecallRequest = z.object({
+  ...recallFields,
+  readonly: z.boolean().default(false),
+  /** (+) LLM check of the page's reusable matches; the server's default is SERVICE_RECALL_VERIFY. */
+  verify: z.boolean().optional(),
+}).strict();
 export type RecallRequest = z.input<typeof RecallRequest>;
 export type RecallQuery = z.output<typeof RecallRequest>;
 
@@ -49,6 +54,8 @@ export const RecallQueryString = z.object({
   min_score: z.coerce.number().min(0).max(10).optional(),
 }).strict();
 
+export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
+
 export const RecallMatch = z.object({
   similarity: z.number().min(0).max(1),
   reuse_tier: ReuseTier,
@@ -60,6 +67,8 @@ export const RecallMatch = z.object({
     success_score: z.number(),
     reuse_count: z.number().int(),
   }),
+  /** (+) With verify: the LLM's verdict on this match, or null when it was not verified. */
+  verification: ReuseVerification.nullable().optional(),
 });
 export type RecallMatch = z.infer<typeof RecallMatch>;
 
@@ -67,6 +76,8 @@ export const RecallResponse = z.object({
   matches: z.array(RecallMatch),
   has_more: z.boolean(),
   next_offset: z.number().int().nullable(),
+  /** (+) With verify: what went wrong (LLM failure, unreadable answer, matches over the limit). */
+  warnings: z.array(z.string()).optional(),
 });
 export type RecallResponse = z.infer<typeof RecallResponse>;
 
