@@ -11,6 +11,8 @@ export const LearnRequest = z.object({
   source: Source.default('api'),
   author: z.string().max(200).optional(),
   expires_at: z.iso.datetime({ offset: true }).optional(),
+  /** (+) Ask the LLM before merging into a near-identical pattern. */
+  verify_duplicates: z.boolean().optional(),
 }).strict();
 export type LearnRequest = z.input<typeof LearnRequest>;
 
@@ -19,6 +21,9 @@ export const LearnResponse = z.object({
   pattern_count: z.number().int(),
   redacted: z.literal(true).optional(),
   pattern_key: PatternKey.optional(),
+  /** (+) With verify_duplicates and a near-identical pattern: the LLM's verdict (null: the check failed). */
+  duplicate_check: z.object({ verdict: z.enum(['same', 'different']), reason: z.string(), model: z.string() }).nullable().optional(),
+  warnings: z.array(z.string()).optional(),
 });
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
