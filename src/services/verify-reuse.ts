@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../core/errors.js';
 import { reuseTier } from '../core/similarity.js';
+import { parseVerdicts, verifiedTier } from '../core/verification.js';
 import type { PatternRecord, ReuseTier, Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import type { ServiceDeps } from './deps.js';
@@ -31,7 +32,6 @@ export interface PageReview {
   warnings: string[];
 }
 
-const TIER_RANK: Record<ReuseTier, number> = { fresh: 0, adapt: 1, duplicate: 2 };
 const CACHE_SIZE = 2000;
 /** Stored code beyond this is cut from the prompt: enough to judge, bounded cost. */
 const CODE_CHARS = 6000;
@@ -95,7 +95,7 @@ export async function reviewPage(
     }
   }
   for (const [id, verification] of verifications) {
-    if (verification) tiers.set(id, lower(tiers.get(id)!, verification.verdict));
+    if (verification) tiers.set(id, verifiedTier(tiers.get(id)!, verification.verdict));
   }
   return { tiers, verifications, warnings };
 }
@@ -130,26 +130,6 @@ async function ask(deps: ServiceDeps, llm: Llm, task: string, records: PatternRe
   });
   if (out.size < records.length) warnings.push(`${records.length - out.size} match(es) got no readable verdict; their tiers are from similarity alone`);
   return out;
-}
-
-/** {verdicts: [{candidate, verdict, reason}]} → candidate number → verdict; junk entries are skipped. */
-function parseVerdicts(value: unknown, count: number): Map<number, { verdict: ReuseTier; reason: string }> {
-  const out = new Map<number, { verdict: ReuseTier; reason: string }>();
-  const list = value && typeof value === 'object' ? (value as { verdicts?: unknown }).verdicts : undefined;
-  if (!Array.isArray(list)) return out;
-  for (const entry of list as unknown[]) {
-    if (!entry || typeof entry !== 'object') continue;
-    const { candidate, verdict, reason } = entry as Record<string, unknown>;
-    const n = typeof candidate === 'string' ? Number(candidate) : candidate;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > count || out.has(n)) continue;
-    if (verdict !== 'duplicate' && verdict !== 'adapt' && verdict !== 'fresh') continue;
-    out.set(n, { verdict, reason: typeof reason === 'string' ? reason.slice(0, 500) : '' });
-  }
-  return out;
-}
-
-function lower(a: ReuseTier, b: ReuseTier): ReuseTier {
-  return TIER_RANK[a] <= TIER_RANK[b] ? a : b;
 }
 
 function clip(code: string): string {
