@@ -39,6 +39,8 @@ export function register(program: Command): void {
         import('../src/adapters/logging/logger.js'),
         import('../src/adapters/embeddings/model-tiers.js'),
       ]);
+      // The embedder's startup notes (model chosen, loaded) are server chatter here: only
+      // warnings and errors reach stderr unless a quieter or louder level was asked for.
       const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, json: config.jsonLogs });
       const tools = await openEmbedding(config, logger);
       try {
