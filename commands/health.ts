@@ -52,8 +52,11 @@ function renderDeep(res: DeepHealthResponse, c: ChalkInstance): string {
     const { status, latency_ms } = check as Check;
     return [name, statusColour(status, c), typeof latency_ms === 'number' ? `${latency_ms.toFixed(1)} ms` : '-'];
   });
-  return [
+  const lines = [
     `${statusColour(res.status, c)}  version ${res.version}, up ${Math.round(res.uptime_seconds)} s`,
     table(['check', 'status', 'latency'], rows, c),
-  ].join('\n');
+  ];
+  const t = res.reuse_tiers;
+  if (t) lines.push(`reuse tiers (${t.model}): duplicate ≥ ${t.duplicate} (${t.source.duplicate}), adapt ≥ ${t.adapt} (${t.source.adapt})`);
+  return lines.join('\n');
 }

@@ -13,6 +13,7 @@ interface LearnOptions extends ClientOptionValues {
   classification?: Classification;
   source: Source;
   author?: string;
+  verifyDuplicates?: boolean;
 }
 
 export function register(program: Command): void {
@@ -26,7 +27,8 @@ export function register(program: Command): void {
     .option('--run-id <id>', 'your correlation id for this run')
     .addOption(new Option('--classification <level>', 'data classification (server default: internal)').choices(CLASSIFICATIONS))
     .addOption(new Option('--source <source>', 'where the run comes from').choices(SOURCES).default('cli'))
-    .option('--author <name>', 'agent or user that produced the run');
+    .option('--author <name>', 'agent or user that produced the run')
+    .option('--verify-duplicates', 'ask the server\'s LLM before merging into a near-identical pattern');
   addClientOptions(cmd);
 
   cmd.action(action(async (opts: LearnOptions, command: Command) => {
@@ -46,7 +48,9 @@ export function register(program: Command): void {
         classification: opts.classification,
         source: opts.source,
         author: opts.author,
+        verify_duplicates: opts.verifyDuplicates === true ? true : undefined,
       }));
+      for (const warning of res.warnings ?? []) out.note(`warning: ${warning}`);
       out.result(res, () => {
         const c = out.color;
         const head = res.stored
@@ -54,6 +58,7 @@ export function register(program: Command): void {
           : `${c.yellow('not stored')}: a near-identical pattern with an equal or better score already exists`;
         const lines = [head, `pattern count: ${res.pattern_count}`];
         if (res.redacted) lines.push(c.dim('sensitive content was redacted before storage'));
+        if (res.duplicate_check) lines.push(c.dim(`duplicate check: ${res.duplicate_check.verdict} (${res.duplicate_check.reason})`));
         return lines.join('\n');
       });
     });

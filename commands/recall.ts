@@ -16,6 +16,7 @@ interface RecallOptions extends ClientOptionValues {
   source?: Source;
   minScore?: number;
   readonly?: boolean;
+  verify?: boolean;
 }
 
 export function register(program: Command): void {
@@ -30,7 +31,8 @@ export function register(program: Command): void {
     .addOption(new Option('--classification <level>', 'only patterns with this classification').choices(CLASSIFICATIONS))
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
-    .option('--readonly', 'do not count the matches as reuses');
+    .option('--readonly', 'do not count the matches as reuses')
+    .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)");
   addClientOptions(cmd);
 
   cmd.action(action(async (taskArg: string, opts: RecallOptions, command: Command) => {
@@ -46,7 +48,9 @@ export function register(program: Command): void {
         source: opts.source,
         min_score: opts.minScore,
         readonly: opts.readonly === true ? true : undefined,
+        verify: opts.verify === true ? true : undefined,
       }));
+      for (const warning of res.warnings ?? []) out.note(`warning: ${warning}`);
       out.result(res, () => renderRecall(res, opts.offset ?? 0, out.color));
     });
   }));
@@ -67,7 +71,13 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
     m.pattern_key,
     snippet(m.pattern.task),
   ]);
-  const lines = [table(['rank', 'similarity', 'tier', 'key', 'task'], rows, c)];
+  const verified = res.matches.some((m) => m.verification !== undefined);
+  if (verified) {
+    // Verified recalls add the LLM's verdict; '-' where a match was not verified.
+    res.matches.forEach((m, i) => rows[i].splice(3, 0, m.verification ? m.verification.verdict : '-'));
+  }
+  const headers = verified ? ['rank', 'similarity', 'tier', 'verdict', 'key', 'task'] : ['rank', 'similarity', 'tier', 'key', 'task'];
+  const lines = [table(headers, rows, c)];
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');
 }

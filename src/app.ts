@@ -1,6 +1,7 @@
-import { effectiveAuthMode, type Config } from './config.js';
-import type { EmbeddingInfo } from './core/types.js';
+import { ConfigError, effectiveAuthMode, type Config } from './config.js';
+import type { EmbeddingInfo, ReuseTierSettings } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
+import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
@@ -60,6 +61,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   let storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
   let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
+  let reuseTiers: ServiceDeps['reuseTiers'];
   try {
     if (effectiveAuthMode(config) === 'db') {
       keyStore = await openKeyStore(config, { logger, instruments });
@@ -70,6 +72,8 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
     if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
+    reuseTiers = overrides.reuseTiers ?? await tiersFor(config, embedder);
+    logger.info({ reuseTiers }, 'reuse-tier thresholds in force');
   } catch (err) {
     await embedder?.close?.().catch(() => undefined);
     await keyStore?.close().catch(() => undefined);
@@ -82,7 +86,14 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     embedder = traceEmbedder(embedder, tracer);
   }
 
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer };
+  if (config.recallVerify.enabled && !llm) {
+    await embedder.close?.().catch(() => undefined);
+    await keyStore?.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    // Fail at startup rather than answer every recall 422.
+    throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
+  }
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer, reuseTiers };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,
@@ -158,4 +169,28 @@ async function checkEmbeddingInfo(storage: Storage, embedder: Embedder, logger: 
 
 function describe(info: EmbeddingInfo): string {
   return `${info.model} (${info.dimension} dimensions)`;
+}
+
+/**
+ * The embedder and the reuse-tier thresholds in force, without storage or jobs: for local
+ * tools that only embed (`service calibrate`), so they never take the data path's lock.
+ */
+export async function openEmbedding(config: Config, logger: Logger): Promise<{ embedder: Embedder; reuseTiers: ReuseTierSettings; close(): Promise<void> }> {
+  const embedder = await createEmbedder(config, { logger, instruments: new PrometheusMetrics() });
+  try {
+    const reuseTiers = await tiersFor(config, embedder);
+    return { embedder, reuseTiers, close: () => embedder.close() };
+  } catch (err) {
+    await embedder.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Thresholds for the configured model: env → its folder's config.json → built-in → spec. */
+function tiersFor(config: Config, embedder: Embedder): Promise<ReuseTierSettings> {
+  return resolveReuseTiers({
+    env: config.tiers,
+    modelFolder: config.embedding.local ? config.embedding.localModelPath : null,
+    modelId: embedder.info.model,
+  });
 }

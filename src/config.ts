@@ -45,7 +45,13 @@ export interface Config {
     /** (+) Folder holding a transformers.js model (loaded offline). */
     localModelPath: string | null;
   };
-  tiers: { duplicate: number; adapt: number };
+  /**
+   * SERVICE_TIER_DUPLICATE / SERVICE_TIER_ADAPT when set, else null: the thresholds in force
+   * are resolved at startup (env → model folder → built-in → spec; see adapters/embeddings/model-tiers.ts).
+   */
+  tiers: { duplicate: number | null; adapt: number | null };
+  /** (+) Verified reuse: SERVICE_RECALL_VERIFY (recall's default for `verify`), SERVICE_RECALL_VERIFY_MAX. */
+  recallVerify: { enabled: boolean; max: number };
   /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
   failureClusterThreshold: number;
   auth: {
@@ -112,6 +118,11 @@ function num(env: Env, name: string, dflt: number, opts: { min?: number; max?: n
   return n;
 }
 
+/** A number variable with no default: null when unset. */
+function optionalNum(env: Env, name: string, opts: { min?: number; max?: number } = {}): number | null {
+  return str(env, name) === null ? null : num(env, name, 0, opts);
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
   const v = str(env, name);
   if (v === null) return dflt;
@@ -160,9 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
   const local = localFlag || !openaiKey;
   const localReason = localFlag ? 'SERVICE_LOCAL_EMBEDDINGS is set' : !openaiKey ? 'no LLM_PROVIDER_A_API_KEY for hosted embeddings' : null;
 
-  const duplicate = num(env, 'SERVICE_TIER_DUPLICATE', 0.92, { min: 0, max: 1 });
-  const adapt = num(env, 'SERVICE_TIER_ADAPT', 0.7, { min: 0, max: 1 });
-  if (adapt > duplicate) throw new ConfigError('SERVICE_TIER_ADAPT', `must not exceed SERVICE_TIER_DUPLICATE (${duplicate})`);
+  const duplicate = optionalNum(env, 'SERVICE_TIER_DUPLICATE', { min: 0, max: 1 });
+  const adapt = optionalNum(env, 'SERVICE_TIER_ADAPT', { min: 0, max: 1 });
+  if (adapt !== null && duplicate !== null && adapt > duplicate) throw new ConfigError('SERVICE_TIER_ADAPT', `must not exceed SERVICE_TIER_DUPLICATE (${duplicate})`);
 
   const authMode = oneOf(env, 'SERVICE_AUTH_MODE', ['auto', 'env', 'db', 'dev', 'oidc'] as const, 'auto');
   const bootstrapToken = str(env, 'SERVICE_BOOTSTRAP_TOKEN');
@@ -197,6 +208,10 @@ export function loadConfig(env: Env = process.env): Config {
       localModelPath: str(env, 'SERVICE_EMBEDDING_MODEL_PATH'),
     },
     tiers: { duplicate, adapt },
+    recallVerify: {
+      enabled: bool(env, 'SERVICE_RECALL_VERIFY', false),
+      max: num(env, 'SERVICE_RECALL_VERIFY_MAX', 5, { min: 1, max: 50, int: true }),
+    },
     failureClusterThreshold: num(env, 'SERVICE_FAILURE_CLUSTER_THRESHOLD', 0.8, { min: 0, max: 1 }),
     auth: {
       mode: authMode,

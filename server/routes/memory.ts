@@ -33,8 +33,9 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   };
 
   app.post('/v1/recall', { config: { permission: 'recall' } }, async (request, reply) => {
-    const { readonly, ...input } = parseWith(RecallRequest, request.body);
-    return sendRecall(await recall(deps, authed(request).scope, input, { readonly }), reply);
+    const { readonly, verify, ...input } = parseWith(RecallRequest, request.body);
+    const withVerify = { ...input, verify: verify ?? deps.config.recallVerify.enabled };
+    return sendRecall(await recall(deps, authed(request).scope, withVerify, { readonly }), reply);
   });
 
   app.get('/v1/recall', { config: { permission: 'recall' } }, async (request, reply) => {

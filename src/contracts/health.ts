@@ -15,6 +15,13 @@ export const DeepHealthResponse = z.object({
   version: z.string(),
   uptime_seconds: z.number(),
   checks: z.object({ storage: Check, llm: Check, embedding: Check }).passthrough(),
+  /** (+) Thresholds in force; each source is env, model_config, builtin or spec_default. */
+  reuse_tiers: z.object({
+    duplicate: z.number(),
+    adapt: z.number(),
+    source: z.object({ duplicate: z.string(), adapt: z.string() }),
+    model: z.string(),
+  }).optional(),
 });
 export type DeepHealthResponse = z.infer<typeof DeepHealthResponse>;
 

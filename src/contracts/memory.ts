@@ -11,6 +11,8 @@ export const LearnRequest = z.object({
   source: Source.default('api'),
   author: z.string().max(200).optional(),
   expires_at: z.iso.datetime({ offset: true }).optional(),
+  /** (+) Ask the LLM before merging into a near-identical pattern. */
+  verify_duplicates: z.boolean().optional(),
 }).strict();
 export type LearnRequest = z.input<typeof LearnRequest>;
 
@@ -19,6 +21,9 @@ export const LearnResponse = z.object({
   pattern_count: z.number().int(),
   redacted: z.literal(true).optional(),
   pattern_key: PatternKey.optional(),
+  /** (+) With verify_duplicates and a near-identical pattern: the LLM's verdict (null: the check failed). */
+  duplicate_check: z.object({ verdict: z.enum(['same', 'different']), reason: z.string(), model: z.string() }).nullable().optional(),
+  warnings: z.array(z.string()).optional(),
 });
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
@@ -33,7 +38,12 @@ const recallFields = {
   min_score: z.number().min(0).max(10).optional(),
 };
 
-export const RecallRequest = z.object({ ...recallFields, readonly: z.boolean().default(false) }).strict();
+export const RecallRequest = z.object({
+  ...recallFields,
+  readonly: z.boolean().default(false),
+  /** (+) LLM check of the page's reusable matches; the server's default is SERVICE_RECALL_VERIFY. */
+  verify: z.boolean().optional(),
+}).strict();
 export type RecallRequest = z.input<typeof RecallRequest>;
 export type RecallQuery = z.output<typeof RecallRequest>;
 
@@ -49,6 +59,8 @@ export const RecallQueryString = z.object({
   min_score: z.coerce.number().min(0).max(10).optional(),
 }).strict();
 
+export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
+
 export const RecallMatch = z.object({
   similarity: z.number().min(0).max(1),
   reuse_tier: ReuseTier,
@@ -60,6 +72,8 @@ export const RecallMatch = z.object({
     success_score: z.number(),
     reuse_count: z.number().int(),
   }),
+  /** (+) With verify: the LLM's verdict on this match, or null when it was not verified. */
+  verification: ReuseVerification.nullable().optional(),
 });
 export type RecallMatch = z.infer<typeof RecallMatch>;
 
@@ -67,6 +81,8 @@ export const RecallResponse = z.object({
   matches: z.array(RecallMatch),
   has_more: z.boolean(),
   next_offset: z.number().int().nullable(),
+  /** (+) With verify: what went wrong (LLM failure, unreadable answer, matches over the limit). */
+  warnings: z.array(z.string()).optional(),
 });
 export type RecallResponse = z.infer<typeof RecallResponse>;
 

@@ -29,6 +29,9 @@ export function clampSimilarity(x: number): number {
   return Math.max(0, Math.min(1, x));
 }
 
+/** The spec's thresholds (set for MiniLM-class models); used when nothing else is known. */
+export const SPEC_TIERS: Readonly<TierThresholds> = Object.freeze({ duplicate: 0.92, adapt: 0.7 });
+
 /** Tier from RAW similarity (never the quality-weighted score): duplicate ≥ t.duplicate, adapt ≥ t.adapt. */
 export function reuseTier(similarity: number, t: TierThresholds): ReuseTier {
   if (similarity >= t.duplicate) return 'duplicate';

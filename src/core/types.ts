@@ -36,6 +36,16 @@ export interface TierThresholds {
   adapt: number;
 }
 
+/** Where a reuse-tier threshold in force came from (env → model folder → built-in → spec). */
+export type TierSource = 'env' | 'model_config' | 'builtin' | 'spec_default';
+
+/** The thresholds in force for the configured embedding model, with their sources. */
+export interface ReuseTierSettings extends TierThresholds {
+  source: { duplicate: TierSource; adapt: TierSource };
+  /** The embedding model the thresholds were resolved for. */
+  model: string;
+}
+
 export interface PatternRecord {
   /** Unique, time-ordered id (path-safe: [0-9a-z]+). */
   id: string;

@@ -20,7 +20,17 @@ export interface Instruments {
   storageOp(backend: string, operation: string, seconds: number): void;
   jobSubmitted(operation: string): void;
   jobCompleted(operation: string, status: string): void;
+  /**
+   * (+) Verified reuse: an LLM call (and how it went), a verdict, or a verdict served from
+   * the cache. Optional, so instrument sets written before it stay valid.
+   */
+  verification?(event: VerificationEvent): void;
 }
+
+export type VerificationEvent =
+  | { kind: 'call'; outcome: 'ok' | 'error' | 'unparsable' }
+  | { kind: 'verdict'; verdict: string }
+  | { kind: 'cache_hit' };
 
 export const noopInstruments: Instruments = {
   recallHit() {}, recallMiss() {}, llmCall() {}, embedding() {}, storageOp() {}, jobSubmitted() {}, jobCompleted() {},

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { ReuseTierSettings } from '../core/types.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { KeyStore } from '../ports/keys.js';
@@ -27,4 +28,9 @@ export interface ServiceDeps {
   keyStore?: KeyStore | null;
   /** (+) Tracing (SERVICE_TELEMETRY); absent means no spans. */
   tracer?: Tracer;
+  /**
+   * (+) Reuse-tier thresholds in force for the configured embedder (resolved by src/app.ts);
+   * absent in hand-built deps, where SERVICE_TIER_* or the spec's values apply (see tiers.ts).
+   */
+  reuseTiers?: ReuseTierSettings;
 }

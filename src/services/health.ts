@@ -1,5 +1,6 @@
-import type { Scope } from '../core/types.js';
+import type { ReuseTierSettings, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
+import { tiersInForce } from './tiers.js';
 
 export interface BasicHealth {
   status: 'ok' | 'degraded';
@@ -21,6 +22,8 @@ export interface DeepHealth {
   version: string;
   uptime_seconds: number;
   checks: { storage: Check; llm: Check; embedding: Check };
+  /** (+) Reuse-tier thresholds in force and where each came from. */
+  reuse_tiers: ReuseTierSettings;
 }
 
 /** A failed embedder is probed again at most this often by basic health (it may recover). */
@@ -78,6 +81,7 @@ export async function deepHealth(deps: ServiceDeps, meta: { version: string; sta
     version: meta.version,
     uptime_seconds: Math.max(0, (now.getTime() - meta.startedAt.getTime()) / 1000),
     checks: { storage, llm, embedding },
+    reuse_tiers: tiersInForce(deps),
   };
 }
 

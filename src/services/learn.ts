@@ -5,6 +5,8 @@ import { patternKey, type Classification, type PatternRecord, type Scope, type S
 import { auditRedaction, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
+import { checkSameJob, type DuplicateCheck } from './verify-duplicate.js';
+import { assertCanVerify } from './verify-reuse.js';
 
 /** Learn input after contract parsing (defaults applied). */
 export interface LearnInput {
@@ -17,6 +19,8 @@ export interface LearnInput {
   source: Source;
   author?: string;
   expires_at?: string;
+  /** (+) Ask the LLM before merging into a near-identical pattern (verify-duplicate.ts). */
+  verify_duplicates?: boolean;
 }
 
 export interface LearnResult {
@@ -24,6 +28,9 @@ export interface LearnResult {
   pattern_count: number;
   redacted?: true;
   pattern_key: string;
+  /** (+) With verify_duplicates, when a near-identical pattern was found: the verdict (null: check failed). */
+  duplicate_check?: DuplicateCheck | null;
+  warnings?: string[];
 }
 
 /** BEHAVIOR.md "Learn" 5: candidates this close by meaning are checked for near-identical text. */
@@ -34,13 +41,17 @@ const NEAR_IDENTICAL_CANDIDATES = 5;
 export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, ctx: RequestContext): Promise<LearnResult> {
   const { storage, clock } = deps;
   const started = clock.now();
+  if (input.verify_duplicates) assertCanVerify(deps, 'verify_duplicates');
 
   const { task, code, output, redacted } = await redactInput(deps, scope, input, ctx);
   await enforcePatternQuota(deps, scope, ctx, started);
 
   const vector = await embedTask(deps, task);
   const now = clock.now().toISOString();
-  const existing = await findNearIdentical(deps, scope, vector, task);
+  let existing = await findNearIdentical(deps, scope, vector, task);
+  const checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
+  // Similar words, different job: keep the run as a pattern of its own.
+  if (checked?.check?.verdict === 'different') existing = null;
 
   let stored: boolean;
   let patternId: string;
@@ -102,6 +113,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
 
   const result: LearnResult = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
   if (redacted) result.redacted = true;
+  if (checked) result.duplicate_check = checked.check;
+  if (checked?.warning) result.warnings = [checked.warning];
   return result;
 }
 

@@ -8,6 +8,8 @@ import {
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
+import { tiersInForce } from './tiers.js';
+import { assertCanVerify, reviewPage, type Verification } from './verify-reuse.js';
 
 /** Recall input after contract parsing (defaults applied). */
 export interface RecallInput {
@@ -19,6 +21,8 @@ export interface RecallInput {
   classification?: Classification;
   source?: Source;
   min_score?: number;
+  /** (+) Ask the LLM to confirm the page's reusable matches (verify-reuse.ts). */
+  verify?: boolean;
 }
 
 export interface RecallMatch {
@@ -27,12 +31,16 @@ export interface RecallMatch {
   pattern_key: string;
   score: number;
   pattern: { task: string; code: string; success_score: number; reuse_count: number };
+  /** (+) Only with verify: the LLM's verdict, or null when this match was not verified. */
+  verification?: Verification | null;
 }
 
 export interface RecallResult {
   matches: RecallMatch[];
   has_more: boolean;
   next_offset: number | null;
+  /** (+) Only with verify, when something went wrong: verification failed or was cut short. */
+  warnings?: string[];
 }
 
 /** 'keyword' when the embedder failed and matches were ranked by token overlap instead. */
@@ -69,6 +77,7 @@ export async function recall(
   opts: { readonly: boolean },
 ): Promise<RecallOutcome> {
   const started = deps.clock.now();
+  if (input.verify) assertCanVerify(deps, 'verify');
   const filter = filterOf(input);
   let vector: Float32Array | null = null;
   try {
@@ -85,13 +94,16 @@ export async function recall(
   const end = input.offset + input.limit;
   const page = ranked.slice(input.offset, end);
   const ids = page.map((c) => c.id);
+  // Verdicts come before the bookkeeping: a match the LLM demotes to fresh is not a reuse.
+  const review = input.verify ? await reviewPage(deps, scope, input.task, page) : null;
+  const tierOf = (c: RankedCandidate) => review?.tiers.get(c.id) ?? reuseTier(c.similarity, tiersInForce(deps));
   // Whole records for the page only; a POST recall reads them in the same step as it records
   // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
   let records: PatternRecord[];
   if (opts.readonly) {
     records = await deps.storage.patterns.getMany(scope, ids);
   } else {
-    const record = recallRecord(deps, page, started);
+    const record = recallRecord(deps, page, started, tierOf);
     if (record.reused) deps.instruments.recallHit();
     else deps.instruments.recallMiss();
     records = await deps.storage.recordRecall(scope, { page_ids: ids, ...record });
@@ -100,10 +112,15 @@ export async function recall(
   // A pattern deleted between the search and this read drops out rather than being shown half-known.
   const matches = page.flatMap((c) => {
     const record = byId.get(c.id);
-    return record ? [toMatch(c, record, deps)] : [];
+    if (!record) return [];
+    const match = toMatch(c, record, tierOf(c));
+    if (review) match.verification = review.verifications.get(c.id) ?? null;
+    return [match];
   });
   const has_more = ranked.length > end;
-  return { result: { matches, has_more, next_offset: has_more ? end : null }, mode };
+  const result: RecallResult = { matches, has_more, next_offset: has_more ? end : null };
+  if (review && review.warnings.length > 0) result.warnings = review.warnings;
+  return { result, mode };
 }
 
 function filterOf(input: RecallInput): PatternFilter {
@@ -156,10 +173,10 @@ async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFi
   return rankCandidates(found, rankOptions(input));
 }
 
-function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: ServiceDeps): RecallMatch {
+function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseTier): RecallMatch {
   return {
     similarity: candidate.similarity,
-    reuse_tier: reuseTier(candidate.similarity, deps.config.tiers),
+    reuse_tier: tier,
     pattern_key: patternKey(record.id),
     score: candidate.score,
     pattern: { task: record.task, code: record.code, success_score: record.success_score, reuse_count: record.reuse_count },
@@ -169,10 +186,15 @@ function toMatch(candidate: RankedCandidate, record: PatternRecord, deps: Servic
 /**
  * What a POST recall records (BEHAVIOR.md "Recall" 7): every duplicate or adapt match is a
  * reuse; the best match decides hit or miss and goes into the ROI event. Tiers come from the
- * similarities alone, so this is known before the records are read.
+ * similarities (lowered by verdicts when verified), so this is known before the records are read.
  */
-function recallRecord(deps: ServiceDeps, page: RankedCandidate[], started: Date): Omit<RecallRecord, 'page_ids'> {
-  const tiers = page.map((c) => reuseTier(c.similarity, deps.config.tiers));
+function recallRecord(
+  deps: ServiceDeps,
+  page: RankedCandidate[],
+  started: Date,
+  tierOf: (c: RankedCandidate) => ReuseTier,
+): Omit<RecallRecord, 'page_ids'> {
+  const tiers = page.map(tierOf);
   let best = -1;
   page.forEach((c, i) => {
     if (best < 0 || c.similarity > page[best].similarity) best = i;

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Instruments } from '../../ports/observability.js';
+import type { Instruments, VerificationEvent } from '../../ports/observability.js';
 
 /** Values of the spec's gauges, read from storage when /metrics is scraped. */
 export interface GaugeValues {
@@ -87,6 +87,24 @@ export class PrometheusMetrics implements Instruments {
     registers: [this.registry],
   });
 
+  private readonly verifyCalls = new Counter({
+    name: 'service_reuse_verify_calls_total',
+    help: 'LLM calls made to verify reuse (recall verify, learn verify_duplicates) by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly verifyVerdicts = new Counter({
+    name: 'service_reuse_verify_verdicts_total',
+    help: 'Reuse verdicts given by the LLM, by verdict',
+    labelNames: ['verdict'] as const,
+    registers: [this.registry],
+  });
+  private readonly verifyCacheHits = new Counter({
+    name: 'service_reuse_verify_cache_hits_total',
+    help: 'Reuse verdicts served from the cache without an LLM call',
+    registers: [this.registry],
+  });
+
   recallHit(): void {
     this.recallHits.inc();
   }
@@ -107,6 +125,11 @@ export class PrometheusMetrics implements Instruments {
   }
   jobCompleted(operation: string, status: string): void {
     this.jobsCompleted.inc({ operation, status });
+  }
+  verification(event: VerificationEvent): void {
+    if (event.kind === 'call') this.verifyCalls.inc({ outcome: event.outcome });
+    else if (event.kind === 'verdict') this.verifyVerdicts.inc({ verdict: event.verdict });
+    else this.verifyCacheHits.inc();
   }
 
   /** One finished HTTP request; `path` is the route pattern, never the raw URL (bounded labels). */
