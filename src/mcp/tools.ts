@@ -81,6 +81,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       source: 'only patterns from this source',
       min_score: 'only patterns whose success score is at least this (0-10)',
       mark_reused: 'set true when you will actually reuse the returned code: it counts as a reuse and improves ranking',
+      verify: 'ask the service\'s LLM whether each duplicate/adapt match really solves your task (one extra call; can only lower a tier)',
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: (client, args) => {
@@ -105,6 +106,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       eval_score: 'how well it worked, 0 (failed) to 10 (perfect); use evaluate when unsure',
       output: 'what the code produced (optional)',
       run_id: 'your run identifier, for tracing (optional)',
+      verify_duplicates: 'before merging into a near-identical stored task, ask the LLM whether both really do the same job',
     },
     hints: WRITE,
     run: (client, args) => client.learn(asBody(args)),
