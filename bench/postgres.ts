@@ -49,6 +49,7 @@ export async function openPostgresStorage(): Promise<BenchStorage> {
     return {
       storage,
       label: `postgres (database ${name} on ${host}, dropped after)`,
+      serverEnv: { SERVICE_STORAGE: 'postgres', SERVICE_DATABASE_URL: url },
       sizeBytes: async () => Number((await admin(serverUrl, `SELECT pg_database_size('${name}') AS n`)).rows[0].n),
       close: () => storage.close(),
       remove,
