@@ -123,7 +123,7 @@ export function superviseWorkers(opts: SuperviseOptions): Promise<number> {
       }
     });
 
-    cluster.on('exit', (worker, code, signal) => {
+    const onExit = (worker: Worker, code: number, signal: string) => {
       const wasListening = listening.delete(worker);
       const how = signal ? `signal ${signal}` : `code ${code}`;
       if (stopping) {
@@ -142,6 +142,12 @@ export function superviseWorkers(opts: SuperviseOptions): Promise<number> {
       }
       stderr.write(`worker ${worker.process.pid} died (${how}); starting a replacement\n`);
       cluster.fork();
+    };
+    cluster.on('exit', (worker, code, signal) => {
+      // A killed worker's exit can be seen before its IPC channel closes, and until then the
+      // primary may still hand it connections; act once cluster has dropped it (on disconnect).
+      if (worker.process.connected) worker.process.once('disconnect', () => onExit(worker, code, signal));
+      else onExit(worker, code, signal);
     });
 
     void opts.stopSignal.then((signal) => stopAll(`${signal} received`));
