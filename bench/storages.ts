@@ -17,6 +17,11 @@ export interface BenchStorage {
   label: string;
   /** SERVICE_* variables that point `service serve` at this store (the HTTP benchmark). */
   serverEnv: Record<string, string>;
+  /**
+   * (optional) Runs a bulk fill the fastest way the store allows, handing `fill` the storage
+   * to write to (PostgreSQL: asynchronous commits and the vector indexes built afterwards).
+   */
+  bulkLoad?(fill: (storage: Storage) => Promise<void>): Promise<void>;
   /** Bytes the store occupies (null when the backend cannot tell); call after close. */
   sizeBytes(): Promise<number | null>;
   /** Flushes and releases the store. */

@@ -3,8 +3,9 @@ import { loadConfig } from '../../src/config.js';
 import type { PatternRecord, Scope } from '../../src/core/types.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import { newId } from '../../src/services/ids.js';
+import type { Storage } from '../../src/ports/storage.js';
 import type { BenchStorage } from '../storages.js';
-import { seededRandom, syntheticRuns } from '../synthetic.js';
+import { seededRandom, syntheticRuns, type SyntheticRun } from '../synthetic.js';
 
 /** The scope a dev-mode server serves when a request names no project. */
 export const DEV_SCOPE: Scope = { tenant_id: 'default', project_id: 'default' };
@@ -58,6 +59,11 @@ export async function syntheticVectors(modelPath: string, tasks: string[], seed:
 export async function fillStore(store: BenchStorage, size: number, modelPath: string, seed: number): Promise<void> {
   const runs = syntheticRuns(seed, size);
   const vectors = await syntheticVectors(modelPath, runs.map((r) => r.task), seed);
+  const bulkLoad = store.bulkLoad ?? ((fill: (storage: Storage) => Promise<void>) => fill(store.storage));
+  await bulkLoad((storage) => writeAll(storage, runs, vectors));
+}
+
+async function writeAll(storage: Storage, runs: SyntheticRun[], vectors: Float32Array[]): Promise<void> {
   for (let offset = 0; offset < runs.length; offset += WRITE_BATCH) {
     const batch = runs.slice(offset, offset + WRITE_BATCH);
     await Promise.all(batch.map(async (run, i) => {
@@ -68,8 +74,8 @@ export async function fillStore(store: BenchStorage, size: number, modelPath: st
         classification: 'internal', source: 'api', author: null, expires_at: null, redacted: false,
         created_at: at.toISOString(), updated_at: at.toISOString(), last_aged_at: null,
       };
-      await store.storage.patterns.insert(DEV_SCOPE, record, vectors[offset + i]);
-      await store.storage.evals.add(DEV_SCOPE, record.id, record.eval_score, record.created_at);
+      await storage.patterns.insert(DEV_SCOPE, record, vectors[offset + i]);
+      await storage.evals.add(DEV_SCOPE, record.id, record.eval_score, record.created_at);
     }));
   }
 }
