@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { runLoad } from './load.js';
@@ -47,10 +47,9 @@ async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpB
     // JSON storage allows one process: the bench lets go of it before the server opens it.
     await store.close();
     closed = true;
-    const workers = storage === 'json' ? 1 : (o.workers ?? availableParallelism());
     const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir });
     try {
-      return await measureServed(served, storage, size, workers, o);
+      return await measureServed(served, storage, size, served.servingProcesses(), o);
     } finally {
       await served.stop();
     }

@@ -13,6 +13,8 @@ export interface ServedStore {
   pid: number;
   /** CPU seconds (user + system) used so far by the server and its cluster workers. */
   cpuSeconds(): number;
+  /** Processes serving requests: the cluster workers, or the server itself when it has none. */
+  servingProcesses(): number;
   /** SIGTERM (drain), then wait for the exit. */
   stop(): Promise<void>;
 }
@@ -92,6 +94,7 @@ function served(child: ChildProcess, url: string): ServedStore {
     url,
     pid,
     cpuSeconds: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + processCpu(p), 0),
+    servingProcesses: () => Math.max(1, childrenOf(pid).length),
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
