@@ -20,7 +20,7 @@ export interface BenchOptions {
   seed: number;
 }
 
-export const USAGE = `usage: node dist/bench/run.js [options]
+export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTTP load benchmark, see --http --help)
   --sizes 1000,10000,100000   store sizes to measure (default all three)
   --storage json              storage backends, comma-separated (bench/storages.ts); postgres is
                               always measured next to json in the same run, for comparison

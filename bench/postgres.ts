@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrateUp } from '../src/adapters/migrations/index.js';
 import { createPostgresStorage } from '../src/adapters/storage/postgres/index.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
+import type { Storage } from '../src/ports/storage.js';
 import type { BenchStorage } from './storages.js';
 
 /** The local server the tests use, when SERVICE_DATABASE_URL does not name one. */
@@ -49,6 +50,8 @@ export async function openPostgresStorage(): Promise<BenchStorage> {
     return {
       storage,
       label: `postgres (database ${name} on ${host}, dropped after)`,
+      serverEnv: { SERVICE_STORAGE: 'postgres', SERVICE_DATABASE_URL: url },
+      bulkLoad: (fill) => bulkLoad(config, url, name, fill),
       sizeBytes: async () => Number((await admin(serverUrl, `SELECT pg_database_size('${name}') AS n`)).rows[0].n),
       close: () => storage.close(),
       remove,
@@ -56,5 +59,37 @@ export async function openPostgresStorage(): Promise<BenchStorage> {
   } catch (err) {
     await remove().catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * A bulk fill for the HTTP benchmark, which measures the filled store, not the filling:
+ * - Inserting into an HNSW index row by row costs a graph walk each; building it once over the
+ *   filled table is many times faster. The migration's own index definitions are dropped and
+ *   re-created verbatim, so the served store has exactly the schema `service migrate up` makes.
+ * - The fill's connections commit asynchronously (a database default set for the fill only;
+ *   the storage it writes through is opened after it and closed before it is reset).
+ */
+async function bulkLoad(config: Config, url: string, name: string, fill: (storage: Storage) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const res = await client.query<{ name: string; def: string }>(
+      "SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'patterns' AND indexdef ILIKE '%USING hnsw%'",
+    );
+    for (const index of res.rows) await client.query(`DROP INDEX "${index.name}"`);
+    await client.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
+    const storage = await createPostgresStorage({ ...config, storage: 'postgres', databaseUrl: url, db: { ...config.db, poolMax: 16 } });
+    try {
+      await fill(storage);
+    } finally {
+      await storage.close();
+      await client.query(`ALTER DATABASE "${name}" RESET synchronous_commit`);
+    }
+    await client.query("SET maintenance_work_mem = '256MB'");
+    for (const index of res.rows) await client.query(index.def);
+    await client.query('ANALYZE patterns');
+  } finally {
+    await client.end();
   }
 }

@@ -4,6 +4,8 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
 import { measureEmbedding } from './embedding.js';
+import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
+import { runHttpBench } from './http/run.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -95,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
     await runChild(argv[1]);
     return 0;
   }
+  if (argv.includes('--http')) return httpMain(argv.filter((a) => a !== '--http'));
   let options: BenchOptions | 'help';
   try {
     options = parseArgs(argv);
@@ -117,6 +120,23 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   return 0;
+}
+
+/** `--http`: the server under concurrent load (bench/http/). */
+async function httpMain(argv: string[]): Promise<number> {
+  try {
+    const options = parseHttpArgs(argv);
+    if (options === 'help') {
+      console.log(HTTP_USAGE);
+      return 0;
+    }
+    if (!existsSync(options.modelPath)) throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
+    return await runHttpBench(options);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n${HTTP_USAGE}\n`);
+    return 2;
+  }
 }
 
 main(process.argv.slice(2)).then(

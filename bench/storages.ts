@@ -15,6 +15,13 @@ export interface BenchStorage {
   storage: Storage;
   /** Shown in the report header, e.g. "json (temp dir /tmp/…)". */
   label: string;
+  /** SERVICE_* variables that point `service serve` at this store (the HTTP benchmark). */
+  serverEnv: Record<string, string>;
+  /**
+   * (optional) Runs a bulk fill the fastest way the store allows, handing `fill` the storage
+   * to write to (PostgreSQL: asynchronous commits and the vector indexes built afterwards).
+   */
+  bulkLoad?(fill: (storage: Storage) => Promise<void>): Promise<void>;
   /** Bytes the store occupies (null when the backend cannot tell); call after close. */
   sizeBytes(): Promise<number | null>;
   /** Flushes and releases the store. */
@@ -37,6 +44,7 @@ async function openJsonStorage(): Promise<BenchStorage> {
     return {
       storage,
       label: `json (temp dir ${dataPath}, removed after)`,
+      serverEnv: { SERVICE_STORAGE: 'json', SERVICE_DATA_PATH: dataPath },
       sizeBytes: () => directorySize(dataPath),
       close: () => storage.close(),
       remove: () => rm(dataPath, { recursive: true, force: true }),

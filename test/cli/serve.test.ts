@@ -81,4 +81,13 @@ describe('service serve', () => {
     expect(await again.stop('SIGINT')).toEqual({ code: 0, signal: null });
     expect(again.stderr()).toContain('SIGINT received');
   });
+
+  it('refuses --workers 2 on JSON storage with a clear message and exit code 2', async () => {
+    const dataPath = join(dir.path, 'workers');
+    const result = await runCli(['serve', '--port', '0', '--workers', '2'], { env: { SERVICE_DATA_PATH: dataPath } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--workers 2: JSON storage allows one server process');
+    expect(result.stderr).toContain('SERVICE_STORAGE=postgres');
+  });
 });

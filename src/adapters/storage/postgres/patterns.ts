@@ -23,10 +23,13 @@ async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promis
  * The reuse bump with the given placeholders for ids, delta and time ($1, $2: the scope), so
  * the recall record statement (recall-record.ts) runs the very same UPDATE. It changes no
  * indexed column, so with the free space migration 0003 keeps on each page it is a HOT update.
+ * The rows are locked in id order first (the sort sits below the row locking), whatever plan
+ * the UPDATE gets: concurrent recalls of overlapping pages queue, and can never deadlock.
  */
 export function reuseUpdateSql(ids: string, delta: string, at: string): string {
   return `UPDATE patterns SET reuse_count = reuse_count + 1, success_score = LEAST(10, success_score + ${delta}), updated_at = ${at}
-   WHERE tenant_id = $1 AND project_id = $2 AND id = ANY(${ids}::text[])`;
+   FROM (SELECT id FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE) AS locked
+   WHERE patterns.tenant_id = $1 AND patterns.project_id = $2 AND patterns.id = locked.id`;
 }
 
 /** One round trip when the session's settings suffice, else inside a transaction that sets its own. */

@@ -1,0 +1,81 @@
+import { createEmbedder } from '../../src/adapters/embeddings/index.js';
+import { loadConfig } from '../../src/config.js';
+import type { PatternRecord, Scope } from '../../src/core/types.js';
+import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
+import { newId } from '../../src/services/ids.js';
+import type { Storage } from '../../src/ports/storage.js';
+import type { BenchStorage } from '../storages.js';
+import { seededRandom, syntheticRuns, type SyntheticRun } from '../synthetic.js';
+
+/** The scope a dev-mode server serves when a request names no project. */
+export const DEV_SCOPE: Scope = { tenant_id: 'default', project_id: 'default' };
+
+/** Real embeddings are computed for this many tasks; the rest of the store spreads around them. */
+const BASE_VECTORS = 1_000;
+/**
+ * Per-dimension noise added to a base vector: for 384 dimensions the copy keeps a cosine
+ * similarity of about 0.9 with its base, so queries meet the usual mix of adapt and fresh tiers.
+ */
+const NOISE = 0.025;
+const EMBED_BATCH = 64;
+/** Inserts in flight at once (they share commits, as an import would). */
+const WRITE_BATCH = 256;
+
+/**
+ * Synthetic vectors for `count` patterns: real embeddings of the first BASE_VECTORS tasks (so
+ * recall queries, embedded by the server, land among them), then seeded noisy copies. Embedding
+ * 100k tasks one by one would take minutes on a busy box; the load is what is measured here.
+ */
+export async function syntheticVectors(modelPath: string, tasks: string[], seed: number): Promise<Float32Array[]> {
+  const config = loadConfig({ SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' });
+  const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
+  const base: Float32Array[] = [];
+  try {
+    const baseTasks = tasks.slice(0, BASE_VECTORS);
+    for (let i = 0; i < baseTasks.length; i += EMBED_BATCH) base.push(...(await embedder.embed(baseTasks.slice(i, i + EMBED_BATCH))));
+  } finally {
+    await embedder.close();
+  }
+  const random = seededRandom(seed);
+  // Box-Muller: normal noise from the uniform generator.
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const vectors = [...base];
+  for (let i = base.length; i < tasks.length; i++) {
+    const from = base[i % base.length];
+    const v = new Float32Array(from.length);
+    let norm = 0;
+    for (let d = 0; d < v.length; d++) {
+      v[d] = from[d] + NOISE * normal();
+      norm += v[d] * v[d];
+    }
+    norm = Math.sqrt(norm);
+    for (let d = 0; d < v.length; d++) v[d] /= norm;
+    vectors.push(v);
+  }
+  return vectors;
+}
+
+/** Writes `size` synthetic patterns (and their first eval) into the dev scope of `store`. */
+export async function fillStore(store: BenchStorage, size: number, modelPath: string, seed: number): Promise<void> {
+  const runs = syntheticRuns(seed, size);
+  const vectors = await syntheticVectors(modelPath, runs.map((r) => r.task), seed);
+  const bulkLoad = store.bulkLoad ?? ((fill: (storage: Storage) => Promise<void>) => fill(store.storage));
+  await bulkLoad((storage) => writeAll(storage, runs, vectors));
+}
+
+async function writeAll(storage: Storage, runs: SyntheticRun[], vectors: Float32Array[]): Promise<void> {
+  for (let offset = 0; offset < runs.length; offset += WRITE_BATCH) {
+    const batch = runs.slice(offset, offset + WRITE_BATCH);
+    await Promise.all(batch.map(async (run, i) => {
+      const at = new Date();
+      const record: PatternRecord = {
+        id: newId(at), task: run.task, code: run.code, output: run.output,
+        eval_score: run.eval_score, success_score: run.eval_score, reuse_count: 0, run_id: null,
+        classification: 'internal', source: 'api', author: null, expires_at: null, redacted: false,
+        created_at: at.toISOString(), updated_at: at.toISOString(), last_aged_at: null,
+      };
+      await storage.patterns.insert(DEV_SCOPE, record, vectors[offset + i]);
+      await storage.evals.add(DEV_SCOPE, record.id, record.eval_score, record.created_at);
+    }));
+  }
+}

@@ -1,0 +1,93 @@
+import { join, resolve } from 'node:path';
+import { repoRoot, UsageError } from '../args.js';
+
+/** The HTTP scenarios, in the order each connection level runs them. */
+export const SCENARIOS = ['version', 'recall-post', 'recall-get', 'learn'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+/** `npm run bench -- --http [options]`: fully described by its flags (no environment). */
+export interface HttpBenchOptions {
+  storages: ('json' | 'postgres')[];
+  sizes: number[];
+  connections: number[];
+  scenarios: Scenario[];
+  /** Seconds each (storage, size, connections, scenario) run lasts. */
+  duration: number;
+  /** `service serve --workers` for PostgreSQL (undefined: serve's default, one per core). */
+  workers?: number;
+  /** Folder for `--cpu-prof` profiles of the server (undefined: no profiling). */
+  profileDir?: string;
+  modelPath: string;
+  seed: number;
+}
+
+export const HTTP_USAGE = `usage: npm run bench -- --http [options]
+  --storage json,postgres     storages to serve (default both)
+  --sizes 10000               patterns filled before the load (default 10000; add 100000 for the large store)
+  --connections 1,16,64       concurrent connections of the load generator (default 1,16,64)
+  --scenarios LIST            any of ${SCENARIOS.join(',')} (default all)
+  --duration 5                seconds per run (default 5)
+  --workers N                 server processes for PostgreSQL (default: serve's, one per core);
+                              JSON always runs one
+  --cpu-prof DIR              start the server with --cpu-prof, profiles written to DIR
+  --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
+  --seed 42                   seed of the synthetic data`;
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number, got "${value ?? ''}"`);
+  return n;
+}
+
+function list(flag: string, value: string | undefined): string[] {
+  const items = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${flag} needs a comma-separated list`);
+  return items;
+}
+
+function oneOfList<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
+  return list(flag, value).map((item) => {
+    if (!(allowed as readonly string[]).includes(item)) throw new UsageError(`${flag}: unknown "${item}" (allowed: ${allowed.join(', ')})`);
+    return item as T;
+  });
+}
+
+export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
+  const options: HttpBenchOptions = {
+    storages: ['json', 'postgres'],
+    sizes: [10_000],
+    connections: [1, 16, 64],
+    scenarios: [...SCENARIOS],
+    duration: 5,
+    modelPath: '',
+    seed: 42,
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    switch (flag) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--storage': options.storages = oneOfList(flag, value, ['json', 'postgres'] as const); break;
+      case '--sizes': options.sizes = list(flag, value).map((s) => positiveInt(flag, s)); break;
+      case '--connections': options.connections = list(flag, value).map((s) => positiveInt(flag, s)); break;
+      case '--scenarios': options.scenarios = oneOfList(flag, value, SCENARIOS); break;
+      case '--duration': options.duration = positiveInt(flag, value); break;
+      case '--workers': options.workers = positiveInt(flag, value); break;
+      case '--cpu-prof':
+        if (!value) throw new UsageError('--cpu-prof needs a folder');
+        options.profileDir = resolve(value);
+        break;
+      case '--model':
+        if (!value) throw new UsageError('--model needs a folder');
+        options.modelPath = resolve(value);
+        break;
+      case '--seed': options.seed = positiveInt(flag, value); break;
+      default:
+        throw new UsageError(`unknown option "${flag}"`);
+    }
+  }
+  if (!options.modelPath) options.modelPath = join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
+  return options;
+}

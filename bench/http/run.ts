@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { STORAGE_FACTORIES } from '../storages.js';
+import { DEV_SCOPE, fillStore } from './fill.js';
+import { runLoad } from './load.js';
+import type { HttpBenchOptions } from './options.js';
+import { httpTable, type HttpRow } from './report.js';
+import { startServe, type ServedStore } from './server.js';
+
+/** A short run before the measured ones: JIT, pools and caches warm. */
+const WARMUP_SECONDS = 2;
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Every scenario at every connection level against one served store. */
+async function measureServed(served: ServedStore, storage: string, size: number, workers: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+  await runLoad(served.url, 'recall-post', 16, WARMUP_SECONDS, o.seed + 900);
+  const rows: HttpRow[] = [];
+  let seed = o.seed + 1000;
+  for (const connections of o.connections) {
+    let versionPerSecond: number | null = null;
+    for (const scenario of o.scenarios) {
+      log(`  ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
+      const cpuBefore = served.cpuSeconds();
+      const result = await runLoad(served.url, scenario, connections, o.duration, seed++);
+      const cpu = served.cpuSeconds() - cpuBefore;
+      if (scenario === 'version') versionPerSecond = result.perSecond;
+      rows.push({
+        ...result, storage, size, workers, versionPerSecond,
+        cpuMsPerRequest: result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
+      });
+    }
+  }
+  return rows;
+}
+
+async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+  const store = await STORAGE_FACTORIES[storage]();
+  let closed = false;
+  try {
+    log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
+    const started = performance.now();
+    await fillStore(store, size, o.modelPath, o.seed);
+    log(`  filled in ${((performance.now() - started) / 1000).toFixed(1)} s (${await store.storage.patterns.count(DEV_SCOPE)} stored)`);
+    // JSON storage allows one process: the bench lets go of it before the server opens it.
+    await store.close();
+    closed = true;
+    const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir });
+    try {
+      return await measureServed(served, storage, size, served.servingProcesses(), o);
+    } finally {
+      await served.stop();
+    }
+  } finally {
+    if (!closed) await store.close().catch(() => undefined);
+    await store.remove();
+  }
+}
+
+/** `npm run bench -- --http`: the server under load from autocannon, per storage and size; 1 when any run saw a non-2xx answer or an error. */
+export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
+  if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
+  const started = performance.now();
+  const rows: HttpRow[] = [];
+  for (const storage of o.storages) {
+    for (const size of o.sizes) rows.push(...(await measureStore(storage, size, o)));
+  }
+  const cpu = cpus();
+  console.log([
+    'Agent memory service HTTP benchmark (autocannon on the same machine as the server)',
+    `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `${o.duration} s per run; distinct tasks per request; dev auth; rate limits raised; seed ${o.seed}`,
+    "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
+    'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
+    ...(o.profileDir ? [`CPU profiles: ${o.profileDir}`] : []),
+    '',
+    httpTable(rows),
+    '',
+    `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  ].join('\n'));
+  const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
+  if (failed.length > 0) log(`${failed.length} run(s) had non-2xx answers or errors`);
+  return failed.length > 0 ? 1 : 0;
+}
