@@ -37,7 +37,7 @@ export interface TierThresholds {
 }
 
 export interface PatternRecord {
-  /** Unique, time-ordered id (path-safe: [0-9a-z]+). */
+  /** Unique id: minted ones are time-ordered [0-9a-z]; imported ones may add A-Z, _ and - (path-safe either way). */
   id: string;
   task: string;
   code: string;
