@@ -31,6 +31,9 @@ const recallFields = {
   classification: Classification.optional(),
   source: Source.optional(),
   min_score: z.number().min(0).max(10).optional(),
+  // (+) Recency weighting (issue 10; the reference client sends both).
+  recency_weight: z.number().min(0).max(1).default(0),
+  recency_half_life_days: z.number().positive().default(30),
 };
 
 export const RecallRequest = z.object({ ...recallFields, readonly: z.boolean().default(false) }).strict();
@@ -47,6 +50,8 @@ export const RecallQueryString = z.object({
   classification: Classification.optional(),
   source: Source.optional(),
   min_score: z.coerce.number().min(0).max(10).optional(),
+  recency_weight: z.coerce.number().min(0).max(1).default(0),
+  recency_half_life_days: z.coerce.number().positive().default(30),
 }).strict();
 
 export const RecallMatch = z.object({
@@ -149,12 +154,20 @@ export const SkillsRegisterRequest = z.object({
   pattern_key: PatternKey,
   skills: z.array(z.string().max(100).refine((s) => s.trim().length > 0, 'must not be blank')).min(1).max(100),
 }).strict();
-export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()) });
+/** (+) `registered`: how many unique tags the pattern now has (the reference client reads it). */
+export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()), registered: z.number().int() });
 
+const SkillList = z.array(z.string().max(100)).min(1).max(100);
+/** The tag list is `skills`, or `required` as the reference client names it (one of the two). */
 export const SkillsSearchRequest = z.object({
-  skills: z.array(z.string().max(100)).min(1).max(100),
+  skills: SkillList.optional(),
+  required: SkillList.optional(),
   match_all: z.boolean().default(false),
-}).strict();
+}).strict().superRefine((v, ctx) => {
+  if ((v.skills === undefined) === (v.required === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['skills'], message: 'give the tag list as either skills or required (exactly one)' });
+  }
+}).transform(({ skills, required, match_all }) => ({ skills: skills ?? required ?? [], match_all }));
 export const SkillsSearchResponse = z.object({
   matches: z.array(z.object({
     pattern_key: PatternKey,

@@ -83,6 +83,8 @@ export interface RecallCandidate {
   similarity: number;
   /** The pattern's newest eval observations, newest first (empty when none or not asked for). */
   recent_evals: number[];
+  /** The pattern's last learn/update time (recency-weighted recall measures age from it). */
+  updated_at: string;
 }
 
 export interface FeedbackCluster {
