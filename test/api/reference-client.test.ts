@@ -112,7 +112,8 @@ describe('body-less POSTs', () => {
     await t.call('POST', '/v1/learn', learnBody('rotate nightly database backups'));
     const paths = ['/v1/aging', '/v1/feedback/decay', '/v1/analyze-failures', '/v1/governance/retention/apply'];
     for (const url of paths) {
-      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', 'content-length': '0' }, {}]) {
+      const variants: Record<string, string>[] = [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', 'content-length': '0' }, {}];
+      for (const headers of variants) {
         const res = await bare(t, url, headers);
         expect({ url, headers, status: res.statusCode }).toEqual({ url, headers, status: 200 });
       }
