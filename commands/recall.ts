@@ -16,6 +16,8 @@ interface RecallOptions extends ClientOptionValues {
   source?: Source;
   minScore?: number;
   readonly?: boolean;
+  recencyWeight?: number;
+  recencyHalfLife?: number;
 }
 
 export function register(program: Command): void {
@@ -30,7 +32,9 @@ export function register(program: Command): void {
     .addOption(new Option('--classification <level>', 'only patterns with this classification').choices(CLASSIFICATIONS))
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
-    .option('--readonly', 'do not count the matches as reuses');
+    .option('--readonly', 'do not count the matches as reuses')
+    .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
+    .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber);
   addClientOptions(cmd);
 
   cmd.action(action(async (taskArg: string, opts: RecallOptions, command: Command) => {
@@ -46,6 +50,8 @@ export function register(program: Command): void {
         source: opts.source,
         min_score: opts.minScore,
         readonly: opts.readonly === true ? true : undefined,
+        recency_weight: opts.recencyWeight,
+        recency_half_life_days: opts.recencyHalfLife,
       }));
       out.result(res, () => renderRecall(res, opts.offset ?? 0, out.color));
     });

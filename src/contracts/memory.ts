@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt } from './common.js';
+import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(10_000),
@@ -137,8 +138,12 @@ export const ImportRecord = z.object({
 });
 export type ImportRecord = z.input<typeof ImportRecord>;
 
+/** An import record in any accepted form: ours (flat), or the reference system's (versioned). */
+export const AnyImportRecord = anyImportRecord(ImportRecord);
+export type AnyImportRecord = ImportRecord | ReferenceRecordV1 | { version: unknown; key?: unknown };
+
 export const ImportRequest = z.object({
-  records: z.array(ImportRecord).max(10_000, 'at most 10,000 records per request'),
+  records: z.array(AnyImportRecord).max(10_000, 'at most 10,000 records per request'),
   overwrite: z.boolean().default(false),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;
@@ -147,6 +152,11 @@ export const ImportResponse = z.object({
   imported: z.number().int(),
   skipped: z.number().int(),
   total: z.number().int(),
+  /**
+   * (+) Records that cannot be imported (an unknown version, a key outside `patterns/`), with
+   * the reason; present only when there are some. `skipped` counts them and existing keys.
+   */
+  skipped_records: z.array(z.object({ index: z.number().int(), key: z.string().nullable(), reason: z.string() })).optional(),
 });
 export type ImportResponse = z.infer<typeof ImportResponse>;
 
