@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers.js';
+import { accepted, pollJob } from './jobs-support.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -96,5 +97,14 @@ describe('import of the reference export', () => {
     // Flat records keep their own contract (a flat key must be a pattern key).
     expect((await t.call('POST', '/v1/import', { records: [{ key: 'feedback/x', task: 't', code: 'c', eval_score: 5 }] })).statusCode).toBe(422);
     expect((await t.call('GET', '/v1/export')).json().count).toBe(0);
+  });
+
+  it('the same records as an async job (its payload is parsed again when it runs)', async () => {
+    const t = await start();
+    const res = await t.call('POST', '/v1/import', { records: await fixtureRecords() }, { prefer: 'respond-async' });
+    const job = await pollJob(t, accepted(res));
+    expect(job.status).toBe('completed');
+    expect(job.result).toMatchObject({ imported: 4, skipped: 2, total: 6, skipped_records: [{ index: 4 }, { index: 5 }] });
+    expect((await t.call('GET', '/v1/export')).json().count).toBe(4);
   });
 });
