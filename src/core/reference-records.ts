@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 import type { Classification, Source } from './types.js';
 
 /**
@@ -113,4 +114,25 @@ export function sortImportRecords<T extends object>(
     importable.push(fromReferenceRecord(r as ReferenceRecordV1));
   });
   return { importable, rejected };
+}
+
+/**
+ * NDJSON text as a list of values: one JSON value a line, blank lines ignored. Throws a
+ * ValidationError naming the first line that is not JSON.
+ */
+export function parseNdjsonLines(text: string): unknown[] {
+  const values: unknown[] = [];
+  const lines = text.split('\n');
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '') continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch (err) {
+      throw new ValidationError(`invalid NDJSON body: line ${i + 1}: ${(err as Error).message}`, [
+        { path: `line ${i + 1}`, message: 'not a JSON value' },
+      ]);
+    }
+  }
+  return values;
 }

@@ -107,4 +107,23 @@ describe('import of the reference export', () => {
     expect(job.result).toMatchObject({ imported: 4, skipped: 2, total: 6, skipped_records: [{ index: 4 }, { index: 5 }] });
     expect((await t.call('GET', '/v1/export')).json().count).toBe(4);
   });
+
+  it('takes an NDJSON body (overwrite in the query string); a bad line is 422; other routes still take JSON only', async () => {
+    const t = await start();
+    const text = await readFile(new URL('../fixtures/reference/export-governance.ndjson', import.meta.url), 'utf8');
+    const post = (payload: string, url = '/v1/import') =>
+      t.server.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-ndjson' }, payload });
+    const res = await post(text);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ imported: 2, skipped: 0, total: 2 });
+    expect((await post(text)).json()).toEqual({ imported: 0, skipped: 2, total: 2 });
+    expect((await post(text, '/v1/import?overwrite=true')).json()).toEqual({ imported: 2, skipped: 0, total: 2 });
+    expect((await post(text, '/v1/import?overwrite=maybe')).statusCode).toBe(422);
+    expect((await post(text, '/v1/import?overwirte=true')).statusCode).toBe(422);
+
+    const broken = await post(`${text}{oops\n`);
+    expect(broken.statusCode).toBe(422);
+    expect(broken.json().detail).toMatch(/line 3/);
+    expect((await post('{"task":"t","code":"c","eval_score":5}', '/v1/learn')).statusCode).toBe(422);
+  });
 });
