@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { ImportRecord } from '../src/contracts/memory.js';
-import type { ImportRecord as ImportRecordInput } from '../src/client/index.js';
+import { AnyImportRecord } from '../src/contracts/memory.js';
+import type { AnyImportRecord as AnyImportRecordInput, ImportResponse } from '../src/client/index.js';
 import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
@@ -16,8 +16,9 @@ const MAX_REPORTED_PROBLEMS = 5;
 export function register(program: Command): void {
   const cmd = program
     .command('import')
-    .description('import patterns from an export ({records: [...]} or a bare array), in chunks of 10,000')
-    .argument('<file>', 'the JSON file, or - for stdin')
+    .description('import patterns from an export ({records: [...]}, a bare array, or NDJSON: one record a line), in chunks of 10,000; '
+      + "records may be ours or the reference system's ({version: 1, key, data})")
+    .argument('<file>', 'the JSON or NDJSON file, or - for stdin')
     .option('--overwrite', 'replace patterns whose key already exists (default: skip them)');
   addClientOptions(cmd);
   addAsyncOptions(cmd);
@@ -38,34 +39,58 @@ export function register(program: Command): void {
         onProgress: (sent, total) => out.progress(`imported ${sent}/${total} records`),
       });
       out.progressDone();
-      out.result(totals, () => `imported ${totals.imported}, skipped ${totals.skipped} (total ${totals.total})`);
+      out.result(totals, () => renderTotals(totals));
     });
   }));
 }
 
+function renderTotals(totals: ImportResponse): string {
+  const lines = [`imported ${totals.imported}, skipped ${totals.skipped} (total ${totals.total})`];
+  for (const s of totals.skipped_records ?? []) lines.push(`  skipped records[${s.index}]${s.key === null ? '' : ` ${s.key}`}: ${s.reason}`);
+  return lines.join('\n');
+}
+
 /**
- * Accepts what `service export` writes ({records, count}) or a bare array, and checks every
- * record against the import contract first, so a bad record 15,000 lines in does not leave
- * a half-imported project behind.
+ * The records of a file: what `service export` writes ({records, count}), a bare array, or
+ * NDJSON (one record a line, as the governance export writes it). Whole-document JSON is
+ * tried first; a document that is not JSON as a whole is read line by line.
  */
-export function parseRecords(text: string, name: string): ImportRecordInput[] {
+function recordsOf(text: string, name: string): unknown[] {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`);
+    const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+    if (lines.length < 2) throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`);
+    return lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (lineErr) {
+        throw new UsageError(`${name} is neither JSON nor NDJSON: line ${i + 1}: ${(lineErr as Error).message}`);
+      }
+    });
   }
-  const records = Array.isArray(doc)
-    ? doc
-    : typeof doc === 'object' && doc !== null && Array.isArray((doc as { records?: unknown }).records)
-      ? (doc as { records: unknown[] }).records
-      : null;
-  if (records === null) throw new UsageError(`${name}: expected {"records": [...]} or a JSON array of records`);
+  if (Array.isArray(doc)) return doc;
+  if (typeof doc === 'object' && doc !== null) {
+    const records = (doc as { records?: unknown }).records;
+    if (Array.isArray(records)) return records;
+    // A one-line NDJSON file is a single record.
+    if (records === undefined && ('task' in doc || 'version' in doc)) return [doc];
+  }
+  throw new UsageError(`${name}: expected {"records": [...]}, a JSON array of records, or NDJSON (one record a line)`);
+}
 
+/**
+ * Checks every record against the import contract first, so a bad record 15,000 lines in does
+ * not leave a half-imported project behind. Records the server will skip (an unknown version,
+ * a key outside patterns/) pass: the server reports them with the reason.
+ */
+export function parseRecords(text: string, name: string): AnyImportRecordInput[] {
+  const records = recordsOf(text, name);
   const problems: string[] = [];
   let bad = 0;
   records.forEach((record, i) => {
-    const parsed = ImportRecord.safeParse(record);
+    const parsed = AnyImportRecord.safeParse(record);
     if (parsed.success) return;
     bad++;
     if (problems.length < MAX_REPORTED_PROBLEMS) {
@@ -77,5 +102,5 @@ export function parseRecords(text: string, name: string): ImportRecordInput[] {
     const more = bad > problems.length ? `\n  … and ${bad - problems.length} more` : '';
     throw new UsageError(`${name}: ${bad} invalid record(s), nothing imported\n  ${problems.join('\n  ')}${more}`);
   }
-  return records as ImportRecordInput[];
+  return records as AnyImportRecordInput[];
 }

@@ -17,6 +17,8 @@ interface RecallOptions extends ClientOptionValues {
   minScore?: number;
   readonly?: boolean;
   verify?: boolean;
+  recencyWeight?: number;
+  recencyHalfLife?: number;
 }
 
 export function register(program: Command): void {
@@ -32,7 +34,9 @@ export function register(program: Command): void {
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
     .option('--readonly', 'do not count the matches as reuses')
-    .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)");
+    .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)")
+    .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
+    .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber);
   addClientOptions(cmd);
 
   cmd.action(action(async (taskArg: string, opts: RecallOptions, command: Command) => {
@@ -49,6 +53,8 @@ export function register(program: Command): void {
         min_score: opts.minScore,
         readonly: opts.readonly === true ? true : undefined,
         verify: opts.verify === true ? true : undefined,
+        recency_weight: opts.recencyWeight,
+        recency_half_life_days: opts.recencyHalfLife,
       }));
       for (const warning of res.warnings ?? []) out.note(`warning: ${warning}`);
       out.result(res, () => renderRecall(res, opts.offset ?? 0, out.color));

@@ -1,10 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { queryBool } from '../../src/contracts/common.js';
 import { ImportRequest } from '../../src/contracts/memory.js';
+import { parseNdjsonLines } from '../../src/core/reference-records.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { exportRecords, importRecords } from '../../src/services/transfer.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
+
+const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl'];
+/** With an NDJSON body the body is the records alone; `overwrite` comes in the query string. */
+const NdjsonImportQuery = z.object({ overwrite: queryBool.default(false) }).strict();
 
 /** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
 export function transferRoutes(app: FastifyInstance, deps: ServiceDeps): void {
@@ -12,9 +19,29 @@ export function transferRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     return exportRecords(deps, authed(request).scope, requestContext(request));
   });
 
-  app.post('/v1/import', { config: { permission: 'import' } }, async (request, reply) => {
-    const input = parseWith(ImportRequest, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'import', input);
-    return importRecords(deps, authed(request).scope, input, requestContext(request));
+  // Import also takes an NDJSON body (one record a line, e.g. the governance export). The
+  // parser lives in this route's own context, so every other route still takes JSON only.
+  void app.register(async (scoped) => {
+    scoped.addContentTypeParser(NDJSON_TYPES, { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, { ndjson: parseNdjsonLines(body as string) });
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    });
+
+    scoped.post('/v1/import', { config: { permission: 'import' } }, async (request, reply) => {
+      const body = request.body as { ndjson?: unknown[] } | undefined;
+      const input = isNdjson(request.headers['content-type'])
+        ? parseWith(ImportRequest, { records: body?.ndjson ?? [], ...parseWith(NdjsonImportQuery, request.query, 'query') })
+        : parseWith(ImportRequest, request.body);
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'import', input);
+      return importRecords(deps, authed(request).scope, input, requestContext(request));
+    });
   });
+}
+
+function isNdjson(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return NDJSON_TYPES.includes(type);
 }

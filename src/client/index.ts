@@ -14,7 +14,7 @@ export type { HttpMethod, QueryValue, RequestOptions, RequestTransport } from '.
 export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
 export type {
   LearnRequest, LearnResponse, RecallRequest, RecallResponse, RecallMatch, MetricsResponse, AgingResponse,
-  DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, ImportRequest, ImportResponse,
+  DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, AnyImportRecord, ImportRequest, ImportResponse,
   SkillsSearchResponse,
 } from '../contracts/memory.js';
 export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';

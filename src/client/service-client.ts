@@ -5,7 +5,7 @@ import {
   RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import type {
-  ImportRecord, LearnRequest, RecallRequest,
+  AnyImportRecord, LearnRequest, RecallRequest,
 } from '../contracts/memory.js';
 import { ApiError } from './errors.js';
 import { HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport } from './transport.js';
@@ -102,7 +102,7 @@ export class ServiceClient {
   }
 
   /** One import request (at most 10,000 records). */
-  importRecords(records: ImportRecord[], options: { overwrite?: boolean } = {}): Promise<ImportResponse> {
+  importRecords(records: AnyImportRecord[], options: { overwrite?: boolean } = {}): Promise<ImportResponse> {
     return this.request('POST', '/v1/import', {
       body: { records, overwrite: options.overwrite ?? false },
       schema: ImportResponse,
@@ -112,27 +112,29 @@ export class ServiceClient {
   /**
    * Imports any number of records in requests of at most `chunkSize`; a request refused as too
    * large (413) is split in half and retried, so the server's body limit need not be known.
+   * Skipped records are reported with their index in `records`.
    */
-  async importAll(records: ImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {
+  async importAll(records: AnyImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {
     const chunkSize = Math.min(Math.max(1, options.chunkSize ?? MAX_IMPORT_RECORDS), MAX_IMPORT_RECORDS);
-    const totals = { imported: 0, skipped: 0, total: 0 };
+    const totals: ImportResponse = { imported: 0, skipped: 0, total: 0 };
     let sent = 0;
-    const send = async (chunk: ImportRecord[]): Promise<void> => {
+    const send = async (chunk: AnyImportRecord[], offset: number): Promise<void> => {
       try {
         const result = await this.importRecords(chunk, { overwrite: options.overwrite });
         totals.imported += result.imported;
         totals.skipped += result.skipped;
         totals.total += result.total;
+        for (const s of result.skipped_records ?? []) (totals.skipped_records ??= []).push({ ...s, index: s.index + offset });
         sent += chunk.length;
         options.onProgress?.(sent, records.length);
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 413 && chunk.length > 1)) throw err;
         const half = Math.ceil(chunk.length / 2);
-        await send(chunk.slice(0, half));
-        await send(chunk.slice(half));
+        await send(chunk.slice(0, half), offset);
+        await send(chunk.slice(half), offset + half);
       }
     };
-    for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize));
+    for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize), i);
     return totals;
   }
 

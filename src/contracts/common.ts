@@ -9,10 +9,14 @@ export const ReuseTier = z.enum(['duplicate', 'adapt', 'fresh']);
 export const nonBlank = (max: number) =>
   z.string().max(max, `must be at most ${max} characters`).refine((s) => s.trim().length > 0, 'must not be blank');
 
-/** `patterns/<id>` with a path-safe id (checked before anything touches storage). */
+/**
+ * `patterns/<id>` with a path-safe id (checked before anything touches storage). Our own ids
+ * are lower-case base36; the reference system's (`3f2a9c1b_1731000000000_aB3-xY`) also use
+ * upper-case letters, `_` and `-`, and imported patterns keep them.
+ */
 export const PatternKey = z
   .string()
-  .regex(/^patterns\/[0-9a-z]{1,64}$/, 'must look like patterns/<id> (id: lower-case letters and digits)');
+  .regex(/^patterns\/[A-Za-z0-9_-]{1,64}$/, 'must look like patterns/<id> (id: 1-64 letters, digits, _ or -)');
 
 export const ProjectId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'project ids are 1-64 letters, digits, _ or -');
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt } from './common.js';
+import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(10_000),
@@ -36,6 +37,9 @@ const recallFields = {
   classification: Classification.optional(),
   source: Source.optional(),
   min_score: z.number().min(0).max(10).optional(),
+  // (+) Recency weighting (issue 10; the reference client sends both).
+  recency_weight: z.number().min(0).max(1).default(0),
+  recency_half_life_days: z.number().positive().default(30),
 };
 
 export const RecallRequest = z.object({
@@ -57,6 +61,8 @@ export const RecallQueryString = z.object({
   classification: Classification.optional(),
   source: Source.optional(),
   min_score: z.coerce.number().min(0).max(10).optional(),
+  recency_weight: z.coerce.number().min(0).max(1).default(0),
+  recency_half_life_days: z.coerce.number().positive().default(30),
 }).strict();
 
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
@@ -148,8 +154,12 @@ export const ImportRecord = z.object({
 });
 export type ImportRecord = z.input<typeof ImportRecord>;
 
+/** An import record in any accepted form: ours (flat), or the reference system's (versioned). */
+export const AnyImportRecord = anyImportRecord(ImportRecord);
+export type AnyImportRecord = ImportRecord | ReferenceRecordV1 | { version: unknown; key?: unknown };
+
 export const ImportRequest = z.object({
-  records: z.array(ImportRecord).max(10_000, 'at most 10,000 records per request'),
+  records: z.array(AnyImportRecord).max(10_000, 'at most 10,000 records per request'),
   overwrite: z.boolean().default(false),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;
@@ -158,6 +168,11 @@ export const ImportResponse = z.object({
   imported: z.number().int(),
   skipped: z.number().int(),
   total: z.number().int(),
+  /**
+   * (+) Records that cannot be imported (an unknown version, a key outside `patterns/`), with
+   * the reason; present only when there are some. `skipped` counts them and existing keys.
+   */
+  skipped_records: z.array(z.object({ index: z.number().int(), key: z.string().nullable(), reason: z.string() })).optional(),
 });
 export type ImportResponse = z.infer<typeof ImportResponse>;
 
@@ -165,12 +180,20 @@ export const SkillsRegisterRequest = z.object({
   pattern_key: PatternKey,
   skills: z.array(z.string().max(100).refine((s) => s.trim().length > 0, 'must not be blank')).min(1).max(100),
 }).strict();
-export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()) });
+/** (+) `registered`: how many unique tags the pattern now has (the reference client reads it). */
+export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()), registered: z.number().int() });
 
+const SkillList = z.array(z.string().max(100)).min(1).max(100);
+/** The tag list is `skills`, or `required` as the reference client names it (one of the two). */
 export const SkillsSearchRequest = z.object({
-  skills: z.array(z.string().max(100)).min(1).max(100),
+  skills: SkillList.optional(),
+  required: SkillList.optional(),
   match_all: z.boolean().default(false),
-}).strict();
+}).strict().superRefine((v, ctx) => {
+  if ((v.skills === undefined) === (v.required === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['skills'], message: 'give the tag list as either skills or required (exactly one)' });
+  }
+}).transform(({ skills, required, match_all }) => ({ skills: skills ?? required ?? [], match_all }));
 export const SkillsSearchResponse = z.object({
   matches: z.array(z.object({
     pattern_key: PatternKey,

@@ -47,7 +47,7 @@ export interface ReuseTierSettings extends TierThresholds {
 }
 
 export interface PatternRecord {
-  /** Unique, time-ordered id (path-safe: [0-9a-z]+). */
+  /** Unique id: minted ones are time-ordered [0-9a-z]; imported ones may add A-Z, _ and - (path-safe either way). */
   id: string;
   task: string;
   code: string;
@@ -93,6 +93,8 @@ export interface RecallCandidate {
   similarity: number;
   /** The pattern's newest eval observations, newest first (empty when none or not asked for). */
   recent_evals: number[];
+  /** The pattern's last learn/update time (recency-weighted recall measures age from it). */
+  updated_at: string;
 }
 
 export interface FeedbackCluster {

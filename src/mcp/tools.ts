@@ -52,6 +52,11 @@ const define = <O extends z.ZodObject>(
   },
 ): ToolDefinition => def as unknown as ToolDefinition;
 
+const SkillsSearchInput = z.object({
+  skills: z.array(z.string().max(100)).min(1).max(100),
+  match_all: z.boolean().default(false),
+}).strict();
+
 const RecallInput = RecallRequest.omit({ readonly: true }).extend({ mark_reused: z.boolean().default(false) });
 
 // The routes' bodies are typed by their contracts; here arguments travel as the model sent them.
@@ -218,7 +223,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Find stored patterns tagged with the given skills (any of them, or all with match_all). Returns the patterns ' +
       'with their tags and code.',
-    input: SkillsSearchRequest,
+    // The REST body also takes `required` (the reference client's name); a model gets one name.
+    input: SkillsSearchInput,
     output: SkillsSearchResponse,
     fields: { skills: 'skill tags to look for', match_all: 'require every tag instead of any' },
     hints: READ,

@@ -55,19 +55,16 @@ export interface KeyRepository {
   /** Sets revoked_at unless already set; null when the key is not in the scope. */
   revoke(scope: Scope, keyId: string, at: string): Promise<{ key: ApiKeyRecord; changed: boolean } | null>;
   /**
-   * In one transaction: revokes the key (which must still be active, else `conflict`) and
-   * stores its replacement with the same name, role, quota and expiry. null: not in the scope.
-   */
-  /**
    * Governance deletion (BEHAVIOR.md "Governance"): revokes every still-active key of a tenant,
    * or of one of its projects. The rows stay (as revoked). Returns how many were revoked.
    */
   revokeAll(target: { tenant_id: string; project_id?: string }, at: string): Promise<number>;
-  rotate(
-    scope: Scope,
-    keyId: string,
-    replacement: Pick<NewApiKey, 'key_id' | 'hash' | 'prefix' | 'created_at'>,
-  ): Promise<{ revoked: ApiKeyRecord; created: ApiKeyRecord } | 'conflict' | null>;
+  /**
+   * Gives an active key a new secret: the same key id, name, role, quota and expiry with a new
+   * digest and display prefix, so the old secret stops matching at once. `conflict` when the
+   * key is revoked; null when it is not in the scope.
+   */
+  rotate(scope: Scope, keyId: string, secret: Pick<NewApiKey, 'hash' | 'prefix'>): Promise<ApiKeyRecord | 'conflict' | null>;
 }
 
 export interface ProvisionInput {

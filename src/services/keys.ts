@@ -175,25 +175,25 @@ export async function revokeKey(deps: KeyDeps, caller: KeyCaller, keyId: string,
   const now = deps.clock.now();
   const result = await deps.keyStore.keys.revoke(caller.scope, keyId, now.toISOString());
   if (!result) throw new NotFoundError(`API key ${keyId} not found in this project`);
-  if (result.changed) {
-    await writeAudit(deps, KeyAuditKind.revoked, scopeOf(result.key), ctx, { key_id: keyId, role: result.key.role });
-  }
+  // A second revocation is refused, so a script cannot believe it revoked a key that a typo
+  // (or a rotation it did not know about) left live.
+  if (!result.changed) throw new ConflictError(`API key ${keyId} is already revoked (since ${result.key.revoked_at})`);
+  await writeAudit(deps, KeyAuditKind.revoked, scopeOf(result.key), ctx, { key_id: keyId, role: result.key.role });
   return toInfo(result.key, now);
 }
 
-/** POST /v1/keys/{id}/rotate: a new secret; the old one stops working at once. */
+/**
+ * POST /v1/keys/{id}/rotate: the same key gets a new secret (and display prefix); the old
+ * secret stops working at once. Scripts and dashboards keep referring to the same key id.
+ */
 export async function rotateKey(deps: KeyDeps, caller: KeyCaller, keyId: string, ctx: RequestContext): Promise<IssuedKey> {
   const now = deps.clock.now();
   const current = await manageableKey(deps, caller, keyId, 'rotate');
   if (keyStatus(current, now) === 'expired') throw new ConflictError(`API key ${keyId} has expired: create a new key instead`);
   const generated = generateApiKey();
-  const result = await deps.keyStore.keys.rotate(caller.scope, keyId, {
-    key_id: generated.key_id, hash: generated.hash, prefix: generated.prefix, created_at: now.toISOString(),
-  });
+  const result = await deps.keyStore.keys.rotate(caller.scope, keyId, { hash: generated.hash, prefix: generated.prefix });
   if (result === null) throw new NotFoundError(`API key ${keyId} not found in this project`);
   if (result === 'conflict') throw new ConflictError(`API key ${keyId} is revoked: only active keys can be rotated`);
-  await writeAudit(deps, KeyAuditKind.rotated, scopeOf(result.created), ctx, {
-    key_id: result.created.key_id, rotated_from: keyId, role: result.created.role,
-  });
-  return { ...toInfo(result.created, now), secret: generated.secret };
+  await writeAudit(deps, KeyAuditKind.rotated, scopeOf(result), ctx, { key_id: keyId, role: result.role });
+  return { ...toInfo(result, now), secret: generated.secret };
 }

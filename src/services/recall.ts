@@ -23,6 +23,10 @@ export interface RecallInput {
   min_score?: number;
   /** (+) Ask the LLM to confirm the page's reusable matches (verify-reuse.ts). */
   verify?: boolean;
+  /** 0-1; 0 (the default) ranks without regard to age. */
+  recency_weight?: number;
+  /** > 0; the age at which recency halves a score (at weight 1). Default 30. */
+  recency_half_life_days?: number;
 }
 
 export interface RecallMatch {
@@ -87,9 +91,10 @@ export async function recall(
     deps.logger.warn({ err }, 'embedder unavailable: recall falls back to keyword ranking');
   }
   const mode: RecallMode = vector ? 'semantic' : 'keyword';
+  const ranking = rankOptions(input, started);
   const ranked = vector
-    ? await semanticRanking(deps, scope, vector, filter, input)
-    : await keywordRanking(deps, scope, filter, input);
+    ? await semanticRanking(deps, scope, vector, filter, input, ranking)
+    : await keywordRanking(deps, scope, filter, input, ranking);
 
   const end = input.offset + input.limit;
   const page = ranked.slice(input.offset, end);
@@ -131,9 +136,15 @@ function filterOf(input: RecallInput): PatternFilter {
   return filter;
 }
 
-function rankOptions(input: RecallInput): RankOptions {
+/** Default half-life of recency weighting, in days. */
+const RECENCY_HALF_LIFE_DAYS = 30;
+
+function rankOptions(input: RecallInput, now: Date): RankOptions {
   // Only the page plus one survivor (for has_more) is ever used, so dedup may stop there.
-  return { evalWeighted: input.eval_weighted, deduplicate: input.deduplicate, keep: input.offset + input.limit + 1 };
+  const opts: RankOptions = { evalWeighted: input.eval_weighted, deduplicate: input.deduplicate, keep: input.offset + input.limit + 1 };
+  const weight = input.recency_weight ?? 0;
+  if (weight > 0) opts.recency = { weight, halfLifeDays: input.recency_half_life_days ?? RECENCY_HALF_LIFE_DAYS, now };
+  return opts;
 }
 
 /** Over-fetch, rank, dedup; widen while the page is still short and the scope has more. */
@@ -143,6 +154,7 @@ async function semanticRanking(
   vector: Float32Array,
   filter: PatternFilter,
   input: RecallInput,
+  ranking: RankOptions,
 ): Promise<RankedCandidate[]> {
   const need = input.offset + input.limit;
   const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
@@ -150,7 +162,7 @@ async function semanticRanking(
   let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
   for (;;) {
     const found = await deps.storage.patterns.candidates(scope, vector, k, filter, evalWindow);
-    const ranked = rankCandidates(found, rankOptions(input));
+    const ranked = rankCandidates(found, ranking);
     // need + 1 survivors also answer has_more.
     if (found.length < k || ranked.length > need) return ranked;
     k *= WIDEN;
@@ -158,19 +170,25 @@ async function semanticRanking(
 }
 
 /** Every pattern of the scope ranked by token Jaccard with the query (no embedder needed). */
-async function keywordRanking(deps: ServiceDeps, scope: Scope, filter: PatternFilter, input: RecallInput): Promise<RankedCandidate[]> {
+async function keywordRanking(
+  deps: ServiceDeps,
+  scope: Scope,
+  filter: PatternFilter,
+  input: RecallInput,
+  ranking: RankOptions,
+): Promise<RankedCandidate[]> {
   const query = tokenSet(input.task);
   const found: RecallCandidate[] = [];
   for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
     const similarity = jaccardOfSets(query, tokenSet(pattern.task));
-    if (similarity > 0) found.push({ id: pattern.id, task: pattern.task, similarity, recent_evals: [] });
+    if (similarity > 0) found.push({ id: pattern.id, task: pattern.task, similarity, recent_evals: [], updated_at: pattern.updated_at });
   }
   found.sort((a, b) => b.similarity - a.similarity);
   if (input.eval_weighted && found.length > 0) {
     const recent = await deps.storage.evals.recent(scope, found.map((c) => c.id), QUALITY_WINDOW);
     for (const c of found) c.recent_evals = recent.get(c.id) ?? [];
   }
-  return rankCandidates(found, rankOptions(input));
+  return rankCandidates(found, ranking);
 }
 
 function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseTier): RecallMatch {

@@ -13,12 +13,12 @@ export async function registerSkills(
   deps: ServiceDeps,
   scope: Scope,
   input: { pattern_key: string; skills: string[] },
-): Promise<{ pattern_key: string; skills: string[] }> {
+): Promise<{ pattern_key: string; skills: string[]; registered: number }> {
   const id = parsePatternKey(input.pattern_key, 'pattern_key');
   if (!(await deps.storage.patterns.get(scope, id))) throw new NotFoundError(`pattern ${input.pattern_key} not found`);
   const skills = normaliseSkills(input.skills);
   await deps.storage.skills.set(scope, id, skills);
-  return { pattern_key: input.pattern_key, skills };
+  return { pattern_key: input.pattern_key, skills, registered: skills.length };
 }
 
 export interface SkillMatch {

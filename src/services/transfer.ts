@@ -1,5 +1,6 @@
 import { QuotaExceededError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
+import { sortImportRecords, type ForeignVersionRecord, type ReferenceRecordV1, type RejectedImportRecord } from '../core/reference-records.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -72,23 +73,33 @@ interface PlannedWrite {
   replace: boolean;
 }
 
+export interface ImportResult {
+  imported: number;
+  skipped: number;
+  total: number;
+  skipped_records?: RejectedImportRecord[];
+}
+
 /**
  * POST /v1/import: re-embeds tasks in batches, keeps given keys (skipping existing ones
- * unless `overwrite`), redacts like learn does, and counts the result.
+ * unless `overwrite`), redacts like learn does, and counts the result. Records in the
+ * reference system's versioned shape are mapped onto ours first; those that cannot be
+ * (unknown version, key outside `patterns/`) are skipped and listed with the reason.
  */
 export async function importRecords(
   deps: ServiceDeps,
   scope: Scope,
-  input: { records: ImportRecordInput[]; overwrite: boolean },
+  input: { records: (ImportRecordInput | ReferenceRecordV1 | ForeignVersionRecord)[]; overwrite: boolean },
   ctx: RequestContext,
-): Promise<{ imported: number; skipped: number; total: number }> {
+): Promise<ImportResult> {
   const redactionCounts: RedactionCounts = {};
   const seen = new Set<string>();
+  const { importable: records, rejected } = sortImportRecords(input.records);
   let imported = 0;
-  let skipped = 0;
+  let skipped = rejected.length;
 
-  for (let start = 0; start < input.records.length; start += IMPORT_BATCH) {
-    const batch = input.records.slice(start, start + IMPORT_BATCH);
+  for (let start = 0; start < records.length; start += IMPORT_BATCH) {
+    const batch = records.slice(start, start + IMPORT_BATCH);
     const givenIds = batch.flatMap((r, i) => (r.key ? [parsePatternKey(r.key, `records.${start + i}.key`)] : []));
     const existing = new Set((await deps.storage.patterns.getMany(scope, givenIds)).map((p) => p.id));
 
@@ -113,7 +124,9 @@ export async function importRecords(
 
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total: input.records.length });
-  return { imported, skipped, total: input.records.length };
+  const result: ImportResult = { imported, skipped, total: input.records.length };
+  if (rejected.length > 0) result.skipped_records = rejected;
+  return result;
 }
 
 /**

@@ -152,28 +152,38 @@ describe.skipIf(!hasPg)('key management', () => {
     expect((await t.call('GET', '/v1/keys', undefined, bearer(owner))).statusCode).toBe(200);
   });
 
-  it('rotation: new secret works, the old one is refused at once by every server process', async () => {
+  it('rotation keeps the key id: new secret and prefix work, the old secret is refused at once by every server process', async () => {
     const old = (await create(owner, { name: 'rotating', role: 'reader', max_patterns: 7 })).json();
     expect((await other.call('GET', '/v1/metrics', undefined, bearer(old.secret))).statusCode).toBe(200);
 
     const res = await t.call('POST', `/v1/keys/${old.key_id}/rotate`, undefined, bearer(owner));
     expect(res.statusCode).toBe(200);
     const rotated = res.json();
-    expect(rotated).toMatchObject({ name: 'rotating', role: 'reader', max_patterns: 7, rotated_from: old.key_id, status: 'active' });
+    expect(rotated).toMatchObject({ key_id: old.key_id, name: 'rotating', role: 'reader', max_patterns: 7, status: 'active' });
     expect(rotated.secret).toMatch(API_KEY_FORMAT);
-    expect(rotated.key_id).not.toBe(old.key_id);
+    expect(rotated.secret).not.toBe(old.secret);
+    expect(rotated.prefix).toBe(rotated.secret.slice(0, 12));
+    expect(rotated.prefix).not.toBe(old.prefix);
+    const listed = (await t.call('GET', '/v1/keys', undefined, bearer(owner))).json();
+    expect(listed.keys.filter((k: { key_id: string }) => k.key_id === old.key_id)).toEqual([
+      expect.objectContaining({ prefix: rotated.prefix, status: 'active' }),
+    ]);
 
     for (const server of [t, other]) {
       const refused = await server.call('GET', '/v1/metrics', undefined, bearer(old.secret));
       expect(refused.statusCode).toBe(401);
-      expect(refused.json().detail).toBe('API key revoked');
+      expect(refused.json().detail).toBe('invalid API key');
       expect((await server.call('GET', '/v1/metrics', undefined, bearer(rotated.secret))).statusCode).toBe(200);
     }
-    const again = await t.call('POST', `/v1/keys/${old.key_id}/rotate`, undefined, bearer(owner));
-    expect(again.statusCode).toBe(409);
+    // Rotating again works on the same id; a revoked key cannot be rotated.
+    const again = (await t.call('POST', `/v1/keys/${old.key_id}/rotate`, undefined, bearer(owner))).json();
+    expect(again.key_id).toBe(old.key_id);
+    expect((await t.call('GET', '/v1/metrics', undefined, bearer(rotated.secret))).statusCode).toBe(401);
+    expect((await t.call('DELETE', `/v1/keys/${old.key_id}`, undefined, bearer(owner))).statusCode).toBe(200);
+    expect((await t.call('POST', `/v1/keys/${old.key_id}/rotate`, undefined, bearer(owner))).statusCode).toBe(409);
   });
 
-  it('revocation is immediate everywhere, idempotent, and 404/422 for unknown or malformed ids', async () => {
+  it('revocation is immediate everywhere, a second one is 409, and 404/422 for unknown or malformed ids', async () => {
     const key = (await create(owner, { name: 'to revoke' })).json();
     expect((await other.call('GET', '/v1/health', undefined, bearer(key.secret))).statusCode).toBe(200);
 
@@ -184,7 +194,8 @@ describe.skipIf(!hasPg)('key management', () => {
     expect((await t.call('GET', '/v1/health', undefined, bearer(key.secret))).statusCode).toBe(401);
 
     const twice = await t.call('DELETE', `/v1/keys/${key.key_id}`, undefined, bearer(owner));
-    expect(twice.json().revoked_at).toBe(res.json().revoked_at);
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json()).toMatchObject({ detail: expect.stringMatching(/already revoked/) });
     expect((await t.call('DELETE', `/v1/keys/${randomUUID()}`, undefined, bearer(owner))).statusCode).toBe(404);
     expect((await t.call('DELETE', '/v1/keys/not-a-uuid', undefined, bearer(owner))).statusCode).toBe(422);
 

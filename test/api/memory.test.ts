@@ -122,7 +122,7 @@ describe('learn → recall on the embedded default', () => {
     const key = (await t.call('POST', '/v1/learn', learnBody('Build a Docker image for a Node service and push it to a registry'))).json().pattern_key;
     const reg = await t.call('POST', '/v1/skills/register', { pattern_key: key, skills: [' Docker ', 'node', 'DOCKER'] });
     expect(reg.statusCode).toBe(200);
-    expect(reg.json()).toEqual({ pattern_key: key, skills: ['docker', 'node'] });
+    expect(reg.json()).toEqual({ pattern_key: key, skills: ['docker', 'node'], registered: 2 });
 
     const any = (await t.call('POST', '/v1/skills/search', { skills: ['docker', 'python'] })).json();
     expect(any.count).toBe(1);

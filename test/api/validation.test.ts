@@ -94,7 +94,7 @@ describe('request validation', () => {
   });
 
   it('pattern keys with .. or a foreign prefix are rejected before storage', async () => {
-    const keys = ['patterns/../../etc/passwd', '../patterns/abc', 'feedback/abc', 'patterns/ABC', 'patterns/', 'patterns/a.b'];
+    const keys = ['patterns/../../etc/passwd', '../patterns/abc', 'feedback/abc', 'patterns/A B', 'patterns/', 'patterns/a.b', `patterns/${'a'.repeat(65)}`];
     for (const key of keys) {
       expect422(await t.call('DELETE', `/v1/patterns/${encodeURIComponent(key)}`));
       expect422(await t.call('POST', '/v1/skills/register', { pattern_key: key, skills: ['x'] }), 'pattern_key');

@@ -117,10 +117,11 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     const next = JSON.parse(rotated.stdout) as Issued;
     expect(next.secret).toMatch(KEY);
     expect(next.secret).not.toBe(key.secret);
+    expect(next.key_id).toBe(key.key_id);
 
     const old = await health(key.secret);
     expect(old.code).toBe(3);
-    expect(old.stderr).toMatch(/API key revoked/);
+    expect(old.stderr).toMatch(/invalid API key/);
     expect((await health(next.secret)).code).toBe(0);
 
     const unconfirmed = await cli(['keys', 'revoke', next.key_id, '--api-key', owner.secret]);
@@ -134,6 +135,10 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     const after = await health(next.secret);
     expect(after.code).toBe(3);
     expect(after.stderr).toMatch(/API key revoked/);
+
+    const twice = await cli(['keys', 'revoke', next.key_id, '--yes', '--api-key', owner.secret]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/already revoked/);
   });
 
   it('an expired key is refused (exit 3); an editor cannot manage keys (exit 3, 403)', async () => {

@@ -258,7 +258,7 @@ describe('JSON storage: files, durability, locking', () => {
       await expect(s.patterns.count(scope)).rejects.toBeInstanceOf(ValidationError);
       await expect(s.analytics.list(scope, { limit: 5 })).rejects.toBeInstanceOf(ValidationError);
     }
-    for (const id of ['../x', 'ABC', 'a-b', '', 'a'.repeat(65)]) {
+    for (const id of ['../x', 'a.b', 'a/b', 'a b', '', 'a'.repeat(65)]) {
       await expect(s.patterns.insert(SCOPE_A, makePattern(1, { id }), vec(1))).rejects.toBeInstanceOf(ValidationError);
       expect(await s.patterns.get(SCOPE_A, id)).toBeNull();
     }

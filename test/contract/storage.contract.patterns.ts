@@ -210,14 +210,16 @@ export function patternContract(current: () => Storage): void {
       expect((await storage.patterns.get(SCOPE_A, pid(3)))!.task).toBe('task number 3');
     });
 
-    it('candidates: the same hits as search, in the same order, with id, task and similarity only', async () => {
+    it('candidates: the same hits as search, in the same order, with id, task, similarity and updated_at only', async () => {
       const filter = { min_score: 0 } as const;
       const hits = await storage.patterns.search(SCOPE_A, angled(30), 4, filter);
       const candidates = await storage.patterns.candidates(SCOPE_A, angled(30), 4, filter, 0);
       expect(candidates).toEqual(
-        hits.map((h) => ({ id: h.pattern.id, task: h.pattern.task, similarity: expect.closeTo(h.similarity, 6), recent_evals: [] })),
+        hits.map((h) => ({
+          id: h.pattern.id, task: h.pattern.task, similarity: expect.closeTo(h.similarity, 6), recent_evals: [], updated_at: h.pattern.updated_at,
+        })),
       );
-      expect(Object.keys(candidates[0]).sort()).toEqual(['id', 'recent_evals', 'similarity', 'task']);
+      expect(Object.keys(candidates[0]).sort()).toEqual(['id', 'recent_evals', 'similarity', 'task', 'updated_at']);
       expect(await storage.patterns.candidates(SCOPE_A, vec(1), 0, undefined, 5)).toEqual([]);
       expect(await storage.patterns.candidates(SCOPE_C, vec(1), 5, undefined, 5)).toEqual([]);
     });

@@ -65,4 +65,27 @@ describe.skipIf(!hasPg)('import (PostgreSQL)', () => {
     });
     expect(recall.json().matches[0].pattern.task).toBe('Bulk imported task 17 for the archive');
   });
+
+  it('keeps reference-shaped keys (migration 0004) and ranks by recency there too', async () => {
+    const refKey = 'patterns/3f2a9c1b_1731000000000_aB3-xY';
+    const freshKey = 'patterns/Fresh_4102444800_Zz-9';
+    const records = [
+      { version: 1, key: refKey, data: { task: 'parse a CSV file of customer orders into JSON records', design: { code: 'old()' }, success_score: 8, reuse_count: 3, timestamp: 1731000000 } },
+      { version: 1, key: freshKey, data: { task: 'turn a spreadsheet export of orders into JSON objects', design: { code: 'new()' }, success_score: 8, reuse_count: 0, timestamp: 4102444800 } },
+      { version: 3, key: 'patterns/later_1_x', data: {} },
+    ];
+    const res = await post(records, false, 'reference');
+    expect(res.json()).toMatchObject({ imported: 2, skipped: 1, total: 3, skipped_records: [{ index: 2 }] });
+    expect((await exported('reference')).map((r) => r.key).sort()).toEqual([freshKey, refKey].sort());
+
+    const recall = async (extra: Record<string, unknown>) => (await server.inject({
+      method: 'POST', url: '/v1/recall', headers: { 'content-type': 'application/json', 'x-project-id': 'reference' },
+      payload: JSON.stringify({ task: 'parse a CSV file of customer orders into JSON records', readonly: true, eval_weighted: false, ...extra }),
+    })).json().matches.map((m: { pattern_key: string }) => m.pattern_key);
+    expect(await recall({})).toEqual([refKey, freshKey]);
+    expect(await recall({ recency_weight: 1, recency_half_life_days: 30 })).toEqual([freshKey, refKey]);
+
+    const deleted = await server.inject({ method: 'DELETE', url: `/v1/patterns/${encodeURIComponent(refKey)}`, headers: { 'x-project-id': 'reference' } });
+    expect(deleted.json()).toEqual({ deleted: true, pattern_key: refKey });
+  });
 });

@@ -11,7 +11,7 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
@@ -90,6 +90,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0004_reference_pattern_ids']);
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
     expect(await migrateDown(pool)).toEqual(['0002_pattern_counts']);
     expect(await tables(pool)).not.toContain('pattern_counts');
@@ -125,7 +126,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
        FROM generate_series(1, 3) g`,
     );
 
-    expect(await migrateUp(pool)).toEqual(['0003_fast_recall']);
+    expect(await migrateUp(pool, { to: '0003' })).toEqual(['0003_fast_recall']);
     const after = await indexes();
     expect(hnsw(after).map((d) => /embedding\)::halfvec\((\d+)\)\) halfvec_cosine_ops\) WHERE \(dim = (\d+)\)/.exec(d)?.slice(1))).toEqual([
       ['1536', '1536'], ['384', '384'],
@@ -147,6 +148,25 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
     expect(await indexes()).toEqual(before);
     expect(await fillfactor()).toBeNull();
+  });
+
+  it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
+    const insert = (id: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, 't', 'c', 5, 5, now(), now(), 3, '[1,0,0]')`,
+      [id],
+    );
+    await migrateUp(pool, { to: '0003' });
+    await expect(insert('3f2a9c1b_1731000000000_aB3-xY')).rejects.toThrow(/patterns_id_check/);
+    expect(await migrateUp(pool)).toEqual(['0004_reference_pattern_ids']);
+    await insert('3f2a9c1b_1731000000000_aB3-xY');
+    await insert('0abc123');
+    await expect(insert('a.b')).rejects.toThrow(/patterns_id_check/);
+    await expect(insert('a/b')).rejects.toThrow(/patterns_id_check/);
+    // Down refuses while such ids exist; without them it restores the minted-ids-only check.
+    await expect(migrateDown(pool)).rejects.toThrow(/0004_reference_pattern_ids \(down\) failed/);
+    await pool.query("DELETE FROM patterns WHERE id = '3f2a9c1b_1731000000000_aB3-xY'");
+    expect(await migrateDown(pool)).toEqual(['0004_reference_pattern_ids']);
   });
 
   it('0002 seeds the per-scope pattern counts from existing rows and keeps them on insert and delete', async () => {
@@ -207,13 +227,13 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     it('steps down one revision at a time or to a named one', async () => {
       await writeFile(join(dir, '0099_extra.up.sql'), 'CREATE TABLE extra (x int);\n');
       await writeFile(join(dir, '0099_extra.down.sql'), 'DROP TABLE extra;\n');
-      expect(await migrateUp(pool, { dir, to: '0003' })).toEqual(ALL);
+      expect(await migrateUp(pool, { dir, to: '0004' })).toEqual(ALL);
       expect(await migrateUp(pool, { dir })).toEqual(['0099_extra']);
 
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

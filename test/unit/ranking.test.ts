@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { rankCandidates } from '../../src/core/ranking.js';
 import type { RecallCandidate } from '../../src/core/types.js';
 
-const cand = (id: string, similarity: number, recent_evals: number[] = [], task = `distinct task ${id}`): RecallCandidate => ({
-  id, task, similarity, recent_evals,
-});
+const cand = (
+  id: string, similarity: number, recent_evals: number[] = [], task = `distinct task ${id}`, updated_at = '2025-01-01T00:00:00.000Z',
+): RecallCandidate => ({ id, task, similarity, recent_evals, updated_at });
 const ids = (xs: { id: string }[]) => xs.map((x) => x.id);
 const ALL = { evalWeighted: true, deduplicate: true, keep: Infinity };
 

@@ -7,7 +7,8 @@ import type { Scope } from '../../../core/types.js';
  * is built: no dots, no separators, no way to climb out of the data path.
  */
 const SCOPE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const PATTERN_ID = /^[0-9a-z]{1,64}$/;
+/** Minted ids are [0-9a-z]; imported ones (the reference system's keys) add A-Z, _ and -. */
+const PATTERN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function isPatternId(id: unknown): id is string {
   return typeof id === 'string' && PATTERN_ID.test(id);
@@ -15,7 +16,7 @@ export function isPatternId(id: unknown): id is string {
 
 export function assertPatternId(id: unknown): asserts id is string {
   if (!isPatternId(id)) {
-    throw new ValidationError('invalid pattern id', [{ path: 'id', message: 'must match [0-9a-z]{1,64}' }]);
+    throw new ValidationError('invalid pattern id', [{ path: 'id', message: 'must match [A-Za-z0-9_-]{1,64}' }]);
   }
 }
 

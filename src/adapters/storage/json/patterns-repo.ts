@@ -121,6 +121,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         task: h.item.task,
         similarity: clamp01(h.score),
         recent_evals: (window > 0 ? state?.recentEvals(h.id, window) : undefined) ?? [],
+        updated_at: h.item.updated_at,
       }));
     },
 

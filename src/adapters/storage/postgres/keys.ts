@@ -135,23 +135,18 @@ export function createKeyRepository(db: Db): KeyRepository {
       return res.rowCount ?? 0;
     },
 
-    async rotate(scope, keyId, replacement) {
+    async rotate(scope, keyId, secret) {
       if (!UUID.test(keyId)) return null;
       return db.tx('keys.rotate', async (q) => {
-        const old = await selectForUpdate(q, scope, keyId);
-        if (!old) return null;
-        if (old.revoked_at !== null) return 'conflict' as const;
-        const revokedRes = await q.query<KeyRow>(
-          `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-          [keyId, replacement.created_at],
+        const current = await selectForUpdate(q, scope, keyId);
+        if (!current) return null;
+        if (current.revoked_at !== null) return 'conflict' as const;
+        // The digest is replaced in place: the old secret has no row left to match, at once.
+        const res = await q.query<KeyRow>(
+          `UPDATE api_keys SET key_hash = $2, prefix = $3 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+          [keyId, secret.hash, secret.prefix],
         );
-        const created = await insertKey(
-          q,
-          scope,
-          { ...replacement, name: old.name, role: old.role, max_patterns: old.max_patterns, expires_at: iso(old.expires_at) },
-          keyId,
-        );
-        return { revoked: rowToKey(revokedRes.rows[0]), created };
+        return rowToKey(res.rows[0]);
       });
     },
   };

@@ -3,7 +3,7 @@ import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPatter
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
-import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
+import { iso, parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
 import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
@@ -41,6 +41,7 @@ function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: Se
 interface CandidateRow {
   id: string;
   task: string;
+  updated_at: Date;
   distance: number;
   recent_evals?: number[];
 }
@@ -134,6 +135,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
         task: r.task,
         similarity: distanceToSimilarity(r.distance),
         recent_evals: r.recent_evals ?? [],
+        updated_at: iso(r.updated_at),
       }));
     },
 

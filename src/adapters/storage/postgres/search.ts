@@ -5,7 +5,7 @@ import { PATTERN_COLUMNS, scopeWhere, vectorParam } from './rows.js';
 export const INDEXED_DIMENSIONS: readonly number[] = [384, 1536];
 
 /** Columns recall ranks on: everything but code and output, which may be large (TOAST). */
-export const CANDIDATE_COLUMNS = 'id, task';
+export const CANDIDATE_COLUMNS = 'id, task, updated_at';
 
 /**
  * Run by every connection of the storage's pool (session level): iterative index scans
