@@ -8,7 +8,7 @@ import {
 } from '../contracts/llm.js';
 import {
   DeletePatternResponse, LearnRequest, LearnResponse, MetricsResponse, RecallRequest, RecallResponse,
-  SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
+  SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import { ToolArgumentError } from './errors.js';
 import {

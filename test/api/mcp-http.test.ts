@@ -168,7 +168,7 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     const key = ((await call(editor, 'learn', { task: 'Deduplicate rows of a spreadsheet', code: 'dedupe(rows)', eval_score: 7 }))
       .structuredContent as { pattern_key: string }).pattern_key;
     const tagged = await call(editor, 'register_skills', { pattern_key: key, skills: ['spreadsheet', 'dedupe'] });
-    expect(tagged.structuredContent).toEqual({ pattern_key: key, skills: ['spreadsheet', 'dedupe'] });
+    expect(tagged.structuredContent).toEqual({ pattern_key: key, registered: 2, skills: ['spreadsheet', 'dedupe'] });
 
     const found = await call(await as(A, 'reader'), 'find_by_skills', { skills: ['dedupe'] });
     expect(found.structuredContent).toMatchObject({ count: 1, matches: [{ pattern_key: key }] });
