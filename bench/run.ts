@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
-import { measureEmbedding } from './embedding.js';
+import { measureEmbeddings } from './embedding.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -61,7 +61,11 @@ async function runBench(options: BenchOptions): Promise<void> {
     `synthetic data: seed ${options.seed}; ${options.queries} recall queries per size`,
   ];
   process.stderr.write('measuring local embedding latency...\n');
-  const embedding = await measureEmbedding(options.modelPath, options.seed);
+  const embedding = await measureEmbeddings(options.modelPath, options.onnxModelPath, options.seed);
+  if (options.embeddingsOnly) {
+    console.log([...header.filter((line) => !line.startsWith('storage:')), '', embeddingSection(embedding)].join('\n'));
+    return;
+  }
 
   const results: SizeResult[] = [];
   for (const storage of options.storages) {

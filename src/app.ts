@@ -1,4 +1,5 @@
 import { effectiveAuthMode, type Config } from './config.js';
+import { sameEmbeddingModel } from './core/embedding-model.js';
 import type { EmbeddingInfo } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { createLlm } from './adapters/llm/index.js';
@@ -134,10 +135,12 @@ async function checkEmbeddingInfo(storage: Storage, embedder: Embedder, logger: 
     return;
   }
   const current = embedder.info;
-  if (stored.model !== current.model || stored.dimension !== current.dimension) {
+  if (!sameEmbeddingModel(stored, current)) {
     throw new Error(
       `embedding model mismatch: the store holds ${describe(stored)} vectors, the embedder is ${describe(current)}; ` +
-        'run `service reindex` to re-embed the stored patterns with the current model',
+        'either configure the model the store was written with (SERVICE_LOCAL_EMBEDDINGS=1 keeps local embeddings ' +
+        'when a provider key is set; SERVICE_LOCAL_EMBEDDING_MODEL or SERVICE_EMBEDDING_MODEL_PATH pick the local model) ' +
+        'or run `service reindex` to re-embed the stored patterns with the current model',
     );
   }
 }
