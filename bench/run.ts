@@ -63,7 +63,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   process.stderr.write('measuring local embedding latency...\n');
   const embedding = await measureEmbeddings(options.modelPath, options.onnxModelPath, options.seed);
   if (options.embeddingsOnly) {
-    console.log([...header.filter((line) => !line.startsWith('storage:')), '', embeddingSection(embedding)].join('\n'));
+    console.log([...header.filter((line) => !/^(storage|synthetic data):/.test(line)), '', embeddingSection(embedding)].join('\n'));
     return;
   }
 
