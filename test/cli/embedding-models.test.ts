@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeHub, type FakeHub } from '../fixtures/fake-hub.js';
 import { runCli } from '../support/cli.js';
 import { TEST_ONNX_MODEL_PATH, tempDir } from '../support/env.js';
 import { startServer, type ServerHandle } from '../support/server.js';
@@ -16,10 +17,15 @@ const HIDE_TRANSFORMERS = `--import=${pathToFileURL(join(import.meta.dirname, '.
 const BARE = { SERVICE_LOCAL_EMBEDDINGS: undefined, SERVICE_EMBEDDING_MODEL_PATH: undefined, NODE_OPTIONS: HIDE_TRANSFORMERS };
 
 let dir: { path: string; remove(): Promise<void> };
+let hub: FakeHub;
 const started: ServerHandle[] = [];
-beforeAll(async () => { dir = await tempDir('cli-embedding-models-'); });
+beforeAll(async () => {
+  dir = await tempDir('cli-embedding-models-');
+  hub = await startFakeHub({ 'Xenova/all-MiniLM-L6-v2/config.json': { body: JSON.stringify({ model_type: 'bert' }) } });
+});
 afterAll(async () => {
   await Promise.all(started.map((s) => s.stop('SIGKILL')));
+  await hub.close();
   await dir.remove();
 });
 
@@ -60,7 +66,7 @@ describe('embedding models from the command line', () => {
   it('a transformer model asked for without transformers.js: startup refused with one line naming the install command', async () => {
     for (const env of [
       { ...BARE, SERVICE_EMBEDDING_MODEL_PATH: TEST_ONNX_MODEL_PATH },
-      { ...BARE, SERVICE_LOCAL_EMBEDDING_MODEL: 'Xenova/all-MiniLM-L6-v2' },
+      { ...BARE, SERVICE_LOCAL_EMBEDDING_MODEL: 'Xenova/all-MiniLM-L6-v2', HF_ENDPOINT: hub.url },
     ]) {
       const refused = await runCli(['serve', '--port', '0'], { env: { ...env, SERVICE_DATA_PATH: join(dir.path, 'refused') } });
       expect(refused.code).not.toBe(0);

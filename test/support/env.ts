@@ -20,7 +20,7 @@ export const TEST_ONNX_MODEL_PATH = fileURLToPath(new URL('../fixtures/models/us
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(SERVICE_|LLM_PROVIDER_|OPENAI_|ANTHROPIC_|PAYMENT_)/.test(name)) continue;
+    if (/^(SERVICE_|LLM_PROVIDER_|OPENAI_|ANTHROPIC_|PAYMENT_|HF_)/.test(name)) continue;
     if (['NO_COLOR', 'FORCE_COLOR', 'CI'].includes(name)) continue;
     env[name] = value;
   }

@@ -20,6 +20,8 @@ export interface StaticEmbedderOptions {
   modelId: string;
   /** How the user chose this model, for error messages (e.g. SERVICE_EMBEDDING_MODEL_PATH="…"). */
   origin?: string;
+  /** Runs before the files are read, on every load attempt (e.g. downloading them from the hub). */
+  prepare?: () => Promise<void>;
   /** Tokens per text that count (model2vec's default: 512). */
   maxTokens?: number;
   logger?: Logger;
@@ -109,6 +111,7 @@ export class StaticEmbedder implements Embedder {
     const { folder, modelId } = this.opts;
     const started = performance.now();
     try {
+      await this.opts.prepare?.();
       // config.json carries nothing the arithmetic needs (vectors are always normalised, as
       // the Embedder port requires), but a folder without one is not a model folder.
       const [, tokenizerJson, tokenizerConfig, tensors] = await Promise.all([
