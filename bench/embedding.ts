@@ -12,7 +12,7 @@ export interface EmbeddingLatency {
   dimension: number;
   loadMs: number;
   single: { runs: number; medianUs: number };
-  batch: { size: number; runs: number; medianUsPerTask: number; tasksPerSecond: number };
+  batch: { size: number; runs: number; medianUsPerTask: number; tasksPerSecond: number; cpuUsPerTask: number };
 }
 
 interface Loadable {
@@ -63,13 +63,20 @@ async function measure(path: EmbeddingLatency['path'], folder: string, embedder:
     for (let i = 0; i < SINGLE_RUNS; i++) single.push(await timeUs(take(1)));
     for (let i = 0; i < WARMUP_RUNS; i++) await timeUs(take(BATCH_SIZE));
     const batch: number[] = [];
+    // CPU time of the process (every thread) as well as wall time: on a busy shared machine a
+    // long batch is preempted, which inflates wall time but not the work done.
+    const cpuBefore = process.cpuUsage();
     for (let i = 0; i < BATCH_RUNS; i++) batch.push((await timeUs(take(BATCH_SIZE))) / BATCH_SIZE);
+    const cpu = process.cpuUsage(cpuBefore);
 
     const perTask = median(batch);
     return {
       path, folder, model: info.model, dimension: info.dimension, loadMs,
       single: { runs: SINGLE_RUNS, medianUs: median(single) },
-      batch: { size: BATCH_SIZE, runs: BATCH_RUNS, medianUsPerTask: perTask, tasksPerSecond: 1e6 / perTask },
+      batch: {
+        size: BATCH_SIZE, runs: BATCH_RUNS, medianUsPerTask: perTask, tasksPerSecond: 1e6 / perTask,
+        cpuUsPerTask: (cpu.user + cpu.system) / (BATCH_RUNS * BATCH_SIZE),
+      },
     };
   } finally {
     await embedder.close?.();

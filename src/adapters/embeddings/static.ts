@@ -129,7 +129,7 @@ export class StaticEmbedder implements Embedder {
       if (tensor.shape.length !== 2 || tensor.shape[1] === 0) {
         throw new SafetensorsError(file, `"embeddings" must be [vocabulary, dimension], got ${JSON.stringify(tensor.shape)}`);
       }
-      const vocabulary = tokenizer.get_vocab(true).size;
+      const vocabulary = vocabularySize(tokenizer, tokenizerJson);
       if (tensor.shape[0] !== vocabulary) {
         throw new SafetensorsError(file, `"embeddings" has ${tensor.shape[0]} rows but tokenizer.json has ${vocabulary} tokens`);
       }
@@ -165,6 +165,17 @@ async function readJson(path: string): Promise<object> {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${path} is not a JSON object`);
   return value;
+}
+
+/** Ids the tokenizer can emit: its model's vocabulary plus added tokens (without building a map). */
+function vocabularySize(tokenizer: Tokenizer, tokenizerJson: object): number {
+  const modelVocab = (tokenizer.model as unknown as { vocab?: unknown } | null)?.vocab;
+  let size = Array.isArray(modelVocab) ? modelVocab.length : tokenizer.get_vocab(true).size;
+  const added = (tokenizerJson as { added_tokens?: unknown }).added_tokens;
+  for (const token of Array.isArray(added) ? (added as { id?: unknown }[]) : []) {
+    if (typeof token.id === 'number') size = Math.max(size, token.id + 1);
+  }
+  return size;
 }
 
 function unknownTokenId(tokenizer: Tokenizer, tokenizerJson: object): number | undefined {
