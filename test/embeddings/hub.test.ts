@@ -75,6 +75,18 @@ describe('static models from the hub', () => {
     expect(hub.requests).toContain('/broken/m2v/resolve/main/model.safetensors');
   });
 
+  it('shows progress on a terminal, and nothing when the stream is not one', async () => {
+    const written: string[] = [];
+    const terminal = { isTTY: true, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    const opts = { endpoint: hub.url, repo: REPO, cacheDir: join(dir.path, 'cache-progress'), progress: terminal };
+    await hubFile(opts, 'tokenizer.json');
+    expect(written.at(-1)).toMatch(new RegExp(`^\\rdownloading ${REPO}/tokenizer.json: [\\d.]+ of [\\d.]+ MB\\n$`));
+    const piped: string[] = [];
+    const pipe = { isTTY: false, write: (text: string) => piped.push(text) } as unknown as NodeJS.WriteStream;
+    await hubFile({ ...opts, cacheDir: join(dir.path, 'cache-piped'), progress: pipe }, 'tokenizer.json');
+    expect(piped).toEqual([]);
+  });
+
   it('names the URL and status of a file the hub does not have', async () => {
     const opts = { endpoint: hub.url, repo: 'nobody/nothing', cacheDir: join(dir.path, 'cache-404') };
     await expect(hubFile(opts, 'config.json')).rejects.toThrow(`cannot download ${hub.url}/nobody/nothing/resolve/main/config.json: HTTP 404`);

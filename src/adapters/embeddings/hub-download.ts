@@ -77,14 +77,14 @@ async function flush(path: string): Promise<void> {
   }
 }
 
-/** A `\r`-rewritten progress line on a terminal, at most every 5%; nothing elsewhere. */
+/** A `\r`-rewritten progress line on a terminal, every 5% (or every MB of unknown length); nothing elsewhere. */
 function progressReporter(stream: NodeJS.WriteStream | null, name: string, total: number | null) {
   if (!stream?.isTTY) return () => undefined;
   let shown = -1;
   return (received: number, done = false): void => {
-    const percent = total ? Math.floor((received / total) * 100) : -1;
-    if (!done && percent !== -1 && percent < shown + 5) return;
-    shown = percent;
+    const step = total ? Math.floor((received / total) * 20) : Math.floor(received / 1e6);
+    if (!done && step === shown) return;
+    shown = step;
     const size = `${(received / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
     stream.write(`\rdownloading ${name}: ${size}${done ? '\n' : ''}`);
   };
