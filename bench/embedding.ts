@@ -11,6 +11,8 @@ export interface EmbeddingLatency {
   model: string;
   dimension: number;
   loadMs: number;
+  /** CPU time of the load (wall time on a busy machine includes waiting for a core). */
+  loadCpuMs: number;
   single: { runs: number; medianUs: number };
   batch: { size: number; runs: number; medianUsPerTask: number; tasksPerSecond: number; cpuUsPerTask: number };
 }
@@ -47,8 +49,11 @@ export async function measureEmbeddings(folder: string, onnxFolder: string | nul
 async function measure(path: EmbeddingLatency['path'], folder: string, embedder: Loadable, seed: number): Promise<EmbeddingLatency> {
   try {
     const loadStarted = performance.now();
+    const loadCpu = process.cpuUsage();
     const info = await embedder.load();
     const loadMs = performance.now() - loadStarted;
+    const loadCpuUsed = process.cpuUsage(loadCpu);
+    const loadCpuMs = (loadCpuUsed.user + loadCpuUsed.system) / 1000;
 
     const texts = syntheticRuns(seed + 7, WARMUP_RUNS + SINGLE_RUNS + (WARMUP_RUNS + BATCH_RUNS) * BATCH_SIZE).map((r) => r.task);
     let next = 0;
@@ -71,7 +76,7 @@ async function measure(path: EmbeddingLatency['path'], folder: string, embedder:
 
     const perTask = median(batch);
     return {
-      path, folder, model: info.model, dimension: info.dimension, loadMs,
+      path, folder, model: info.model, dimension: info.dimension, loadMs, loadCpuMs,
       single: { runs: SINGLE_RUNS, medianUs: median(single) },
       batch: {
         size: BATCH_SIZE, runs: BATCH_RUNS, medianUsPerTask: perTask, tasksPerSecond: 1e6 / perTask,

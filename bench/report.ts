@@ -19,9 +19,9 @@ export function embeddingSection(results: EmbeddingLatency[]): string {
   return [
     `Local embedding latency (${first.model}, ${first.dimension}-d, no cache; both paths read the same table)`,
     table(
-      ['path', 'load ms', 'µs/task, one at a time', `µs/task, batches of ${first.batch.size}`, 'CPU µs/task, batches', 'tasks/s in batches'],
+      ['path', 'load ms', 'load CPU ms', 'µs/task, one at a time', `µs/task, batches of ${first.batch.size}`, 'CPU µs/task, batches', 'tasks/s in batches'],
       results.map((e) => [
-        e.path, ms(e.loadMs), e.single.medianUs.toFixed(0), e.batch.medianUsPerTask.toFixed(0), e.batch.cpuUsPerTask.toFixed(0),
+        e.path, ms(e.loadMs), ms(e.loadCpuMs), e.single.medianUs.toFixed(0), e.batch.medianUsPerTask.toFixed(0), e.batch.cpuUsPerTask.toFixed(0),
         int(e.batch.tasksPerSecond),
       ]),
     ),
