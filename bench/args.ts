@@ -15,8 +15,12 @@ export interface BenchOptions {
   learnFillLimit: number;
   /** Learns timed through the service on top of a directly filled store. */
   learnSample: number;
-  /** Offline embedding model folder. */
+  /** Offline embedding model folder (the bundled static model by default). */
   modelPath: string;
+  /** The same table in the transformers.js layout, for the side-by-side embedding figures. */
+  onnxModelPath: string | null;
+  /** `--embeddings`: measure embedding latency only (no store sizes). */
+  embeddingsOnly: boolean;
   seed: number;
 }
 
@@ -28,7 +32,10 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --queries 200               recall queries per size, each timed uncached, cached and read-only
   --learn-fill-limit 10000    larger sizes are filled by direct inserts with pre-computed vectors
   --learn-sample 500          learns timed through the learn service on a directly filled store
-  --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
+  --model PATH                offline embedding model (default: the bundled <repo>/models/use-lite-static-m2v)
+  --onnx-model PATH           the same table in the transformers.js layout, measured side by side
+                              (default <repo>/test/fixtures/models/use-lite-static-wordpiece)
+  --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
   --help`;
 
@@ -49,9 +56,12 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     learnFillLimit: 10_000,
     learnSample: 500,
     modelPath: '',
+    onnxModelPath: null,
+    embeddingsOnly: false,
     seed: 42,
   };
   let modelPath: string | null = null;
+  let onnxModelPath: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -86,6 +96,13 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
         if (!value) throw new UsageError('--model needs a folder');
         modelPath = resolve(value);
         break;
+      case '--onnx-model':
+        if (!value) throw new UsageError('--onnx-model needs a folder');
+        onnxModelPath = resolve(value);
+        break;
+      case '--embeddings':
+        options.embeddingsOnly = true;
+        continue;
       case '--seed':
         options.seed = positiveInt(flag, value);
         break;
@@ -94,7 +111,9 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     }
     i++;
   }
-  options.modelPath = modelPath ?? join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
+  options.modelPath = modelPath ?? join(repoRoot(), 'models', 'use-lite-static-m2v');
+  const fixture = join(repoRoot(), 'test', 'fixtures', 'models', 'use-lite-static-wordpiece');
+  options.onnxModelPath = onnxModelPath ?? (existsSync(fixture) ? fixture : null);
   return options;
 }
 

@@ -14,16 +14,18 @@ const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
 const mb = (n: number | null): string => (n === null ? 'n/a' : n.toFixed(0));
 
-export function embeddingSection(e: EmbeddingLatency): string {
+export function embeddingSection(results: EmbeddingLatency[]): string {
+  const first = results[0];
   return [
-    `Local embedding latency (${e.model}, ${e.dimension}-d, no cache; model load ${ms(e.loadMs)} ms)`,
+    `Local embedding latency (${first.model}, ${first.dimension}-d, no cache; both paths read the same table)`,
     table(
-      ['input', 'median ms', 'runs', 'sentences/s'],
-      [
-        ['1 sentence', ms(e.single.medianMs), String(e.single.runs), int(1000 / e.single.medianMs)],
-        [`batch of ${e.batch.size}`, ms(e.batch.medianMs), String(e.batch.runs), int(e.batch.sentencesPerSecond)],
-      ],
+      ['path', 'load ms', 'load CPU ms', 'µs/task, one at a time', `µs/task, batches of ${first.batch.size}`, 'CPU µs/task, batches', 'tasks/s in batches'],
+      results.map((e) => [
+        e.path, ms(e.loadMs), ms(e.loadCpuMs), e.single.medianUs.toFixed(0), e.batch.medianUsPerTask.toFixed(0), e.batch.cpuUsPerTask.toFixed(0),
+        int(e.batch.tasksPerSecond),
+      ]),
     ),
+    ...(results.length < 2 ? ['(transformers.js path not measured: @huggingface/transformers is not installed)'] : []),
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
-import { measureEmbedding } from './embedding.js';
+import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
 import { embeddingSection, sizesSection } from './report.js';
@@ -63,7 +63,11 @@ async function runBench(options: BenchOptions): Promise<void> {
     `synthetic data: seed ${options.seed}; ${options.queries} recall queries per size`,
   ];
   process.stderr.write('measuring local embedding latency...\n');
-  const embedding = await measureEmbedding(options.modelPath, options.seed);
+  const embedding = await measureEmbeddings(options.modelPath, options.onnxModelPath, options.seed);
+  if (options.embeddingsOnly) {
+    console.log([...header.filter((line) => !/^(storage|synthetic data):/.test(line)), '', embeddingSection(embedding)].join('\n'));
+    return;
+  }
 
   const results: SizeResult[] = [];
   for (const storage of options.storages) {

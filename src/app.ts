@@ -1,7 +1,9 @@
 import { ConfigError, effectiveAuthMode, type Config } from './config.js';
+import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
 import type { EmbeddingInfo, ReuseTierSettings } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
+import { bundledModelPath } from './adapters/embeddings/model-folder.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
@@ -159,10 +161,12 @@ async function checkEmbeddingInfo(storage: Storage, embedder: Embedder, logger: 
     return;
   }
   const current = embedder.info;
-  if (stored.model !== current.model || stored.dimension !== current.dimension) {
+  if (!sameEmbeddingModel(stored, current)) {
     throw new Error(
       `embedding model mismatch: the store holds ${describe(stored)} vectors, the embedder is ${describe(current)}; ` +
-        'run `service reindex` to re-embed the stored patterns with the current model',
+        'either configure the model the store was written with (SERVICE_LOCAL_EMBEDDINGS=1 keeps local embeddings ' +
+        'when a provider key is set; SERVICE_LOCAL_EMBEDDING_MODEL or SERVICE_EMBEDDING_MODEL_PATH pick the local model) ' +
+        'or run `service reindex` to re-embed the stored patterns with the current model',
     );
   }
 }
@@ -186,11 +190,16 @@ export async function openEmbedding(config: Config, logger: Logger): Promise<{ e
   }
 }
 
+/** The bundled model's folder when it is the configured one (its config.json holds its tiers). */
+function bundledFolderFor(localModel: string): string | null {
+  return localModel === BUNDLED_MODEL_ID ? bundledModelPath() : null;
+}
+
 /** Thresholds for the configured model: env → its folder's config.json → built-in → spec. */
 function tiersFor(config: Config, embedder: Embedder): Promise<ReuseTierSettings> {
   return resolveReuseTiers({
     env: config.tiers,
-    modelFolder: config.embedding.local ? config.embedding.localModelPath : null,
+    modelFolder: config.embedding.local ? (config.embedding.localModelPath ?? bundledFolderFor(config.embedding.localModel)) : null,
     modelId: embedder.info.model,
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUNDLED_MODEL_ID } from './core/embedding-model.js';
 import { ROLES, type Role } from './core/types.js';
 
 /**
@@ -41,9 +42,12 @@ export interface Config {
     localReason: string | null;
     hostedModel: string;
     hostedApiKey: string | null;
+    /** (+) `use-lite-static` (the bundled static model, default) or a hub model id. */
     localModel: string;
-    /** (+) Folder holding a transformers.js model (loaded offline). */
+    /** (+) Model folder, model2vec or transformers.js layout (loaded offline); set ⇒ local embeddings. */
     localModelPath: string | null;
+    /** Hub base URL for model downloads (HF_ENDPOINT, for mirrors). */
+    hubEndpoint: string;
   };
   /**
    * SERVICE_TIER_DUPLICATE / SERVICE_TIER_ADAPT when set, else null: the thresholds in force
@@ -167,9 +171,13 @@ export function loadConfig(env: Env = process.env): Config {
   const llmBaseUrl = url(env, 'SERVICE_LLM_BASE_URL');
 
   const localFlag = str(env, 'SERVICE_LOCAL_EMBEDDINGS') !== null;
-  // Hosted embeddings speak the OpenAI embeddings API (provider A's key).
-  const local = localFlag || !openaiKey;
-  const localReason = localFlag ? 'SERVICE_LOCAL_EMBEDDINGS is set' : !openaiKey ? 'no LLM_PROVIDER_A_API_KEY for hosted embeddings' : null;
+  const localModelPath = str(env, 'SERVICE_EMBEDDING_MODEL_PATH');
+  // Hosted embeddings speak the OpenAI embeddings API (provider A's key). A model folder is an
+  // explicit choice of local embeddings: a provider key alone must not override it.
+  const local = localFlag || localModelPath !== null || !openaiKey;
+  const localReason = localFlag ? 'SERVICE_LOCAL_EMBEDDINGS is set'
+    : localModelPath !== null ? 'SERVICE_EMBEDDING_MODEL_PATH is set'
+    : !openaiKey ? 'no LLM_PROVIDER_A_API_KEY for hosted embeddings' : null;
 
   const duplicate = optionalNum(env, 'SERVICE_TIER_DUPLICATE', { min: 0, max: 1 });
   const adapt = optionalNum(env, 'SERVICE_TIER_ADAPT', { min: 0, max: 1 });
@@ -204,8 +212,9 @@ export function loadConfig(env: Env = process.env): Config {
       localReason,
       hostedModel: str(env, 'SERVICE_EMBEDDING_MODEL') ?? 'text-embedding-3-small',
       hostedApiKey: openaiKey,
-      localModel: str(env, 'SERVICE_LOCAL_EMBEDDING_MODEL') ?? 'Xenova/all-MiniLM-L6-v2',
-      localModelPath: str(env, 'SERVICE_EMBEDDING_MODEL_PATH'),
+      localModel: str(env, 'SERVICE_LOCAL_EMBEDDING_MODEL') ?? BUNDLED_MODEL_ID,
+      localModelPath,
+      hubEndpoint: url(env, 'HF_ENDPOINT') ?? 'https://huggingface.co',
     },
     tiers: { duplicate, adapt },
     recallVerify: {

@@ -43,8 +43,9 @@ describe('createApp', () => {
     const err = await createApp(config).then(async (app) => { await app.close(); return null; }, (e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err?.message).toContain('tiny-4d (4 dimensions)');
-    expect(err?.message).toContain('use-lite-static-wordpiece (384 dimensions)');
+    expect(err?.message).toContain('use-lite-static (384 dimensions)');
     expect(err?.message).toContain('service reindex');
+    expect(err?.message).toContain('SERVICE_LOCAL_EMBEDDINGS');
 
     // The failed start released the store: reindex (which allows the mismatch) can open it.
     const repair = await createApp(config, {}, { allowEmbeddingMismatch: true });
@@ -56,7 +57,7 @@ describe('createApp', () => {
     const app = await createApp(await tempConfig());
     expect(app.deps.storage.kind).toBe('json');
     expect(app.deps.llm).toBeNull();
-    expect(app.deps.embedder.info).toMatchObject({ provider: 'local', model: 'use-lite-static-wordpiece', dimension: 384 });
+    expect(app.deps.embedder.info).toMatchObject({ provider: 'local', model: 'use-lite-static', dimension: 384 });
     await app.close();
     await app.close();
   });

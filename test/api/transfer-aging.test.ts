@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/adapters/embeddings/local.js';
+import { StaticEmbedder } from '../../src/adapters/embeddings/static.js';
 import type { Embedder } from '../../src/ports/embedder.js';
 import { MODEL_PATH, ManualClock, learnBody, startServer, type TestServer } from './helpers.js';
 
@@ -66,7 +66,7 @@ describe('export / import', () => {
 
   it('embeds records without keys in batches and redacts them', async () => {
     let calls = 0;
-    const inner = new LocalEmbedder({ model: 'x', modelPath: MODEL_PATH, cacheDir: '/tmp/unused' });
+    const inner = new StaticEmbedder({ folder: MODEL_PATH, modelId: 'use-lite-static' });
     const counting: Embedder = {
       get info() { return inner.info; },
       embed: (texts) => { calls++; return inner.embed(texts); },
@@ -120,7 +120,7 @@ describe('aging', () => {
 describe('keyword fallback', () => {
   it('ranks by token overlap with X-Recall-Mode: keyword when the embedder fails', async () => {
     let failing = false;
-    const inner = new LocalEmbedder({ model: 'x', modelPath: MODEL_PATH, cacheDir: '/tmp/unused' });
+    const inner = new StaticEmbedder({ folder: MODEL_PATH, modelId: 'use-lite-static' });
     const flaky: Embedder = {
       get info() { return inner.info; },
       embed: (texts) => (failing ? Promise.reject(new Error('ECONNRESET')) : inner.embed(texts)),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/adapters/embeddings/local.js';
+import { StaticEmbedder } from '../../src/adapters/embeddings/static.js';
 import { CalibrationSetFile } from '../../src/contracts/calibration.js';
 import { SPEC_TIERS } from '../../src/core/similarity.js';
 import { calibrate, type CalibrationReport } from '../../src/services/calibrate.js';
@@ -9,26 +9,30 @@ import { TEST_MODEL_PATH, tempDir } from '../support/env.js';
 const SET_FILE = new URL('../fixtures/calibration/programming-tasks.json', import.meta.url);
 
 /**
- * The thresholds computed from the project's set for the bundled static model (the wordpiece
- * copy used here has the same table; vectors agree to cosine ≥ 0.9999). They go into
- * models/use-lite-static-m2v/config.json as reuse_tiers; this test keeps them honest.
+ * The thresholds computed from the project's set for the bundled static model. They are
+ * shipped in models/use-lite-static-m2v/config.json as reuse_tiers; this test keeps them honest.
  */
 const BUNDLED_MODEL_TIERS = { duplicate: 0.98, adapt: 0.76 };
 
 describe('the project calibration set on the bundled model', () => {
-  let embedder: LocalEmbedder;
+  let embedder: StaticEmbedder;
   let cache: { path: string; remove(): Promise<void> };
   let set: CalibrationSetFile;
   let report: CalibrationReport;
   beforeAll(async () => {
     cache = await tempDir();
-    embedder = new LocalEmbedder({ model: 'unused', modelPath: TEST_MODEL_PATH, cacheDir: cache.path });
+    embedder = new StaticEmbedder({ folder: TEST_MODEL_PATH, modelId: 'use-lite-static', origin: 'the bundled model' });
     set = CalibrationSetFile.parse(JSON.parse(await readFile(SET_FILE, 'utf8')));
     report = await calibrate(embedder, set, SPEC_TIERS, { rate: 0.05 });
   });
   afterAll(async () => {
     await embedder.close();
     await cache.remove();
+  });
+
+  it('ships exactly these thresholds in the bundled model folder', async () => {
+    const config = JSON.parse(await readFile(new URL('config.json', `file://${TEST_MODEL_PATH}/`), 'utf8'));
+    expect(config.reuse_tiers).toEqual(BUNDLED_MODEL_TIERS);
   });
 
   it('is big enough to calibrate: ≥ 50 tasks in several wordings, lookalikes and unrelated tasks', () => {

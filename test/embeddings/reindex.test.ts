@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type CachedEmbedder } from '../../src/adapters/embeddings/index.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
@@ -14,7 +13,7 @@ import type { Storage } from '../../src/ports/storage.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { reindex } from '../../src/services/reindex.js';
 
-const MODEL_PATH = fileURLToPath(new URL('../../../shared/models/use-lite-static-wordpiece', import.meta.url));
+import { TEST_MODEL_PATH as MODEL_PATH } from '../support/env.js';
 const TEAM_A: Scope = { tenant_id: 'acme', project_id: 'default' };
 const TEAM_B: Scope = { tenant_id: 'globex', project_id: 'etl' };
 
@@ -95,7 +94,7 @@ describe('reindex', () => {
     expect(batching.batches.reduce((a, b) => a + b, 0)).toBe(73);
     expect(progress[0]).toEqual([0, 73]);
     expect(progress.at(-1)).toEqual([73, 73]);
-    expect(await storage.meta.getEmbeddingInfo()).toEqual({ provider: 'local', model: 'use-lite-static-wordpiece', dimension: 384 });
+    expect(await storage.meta.getEmbeddingInfo()).toEqual({ provider: 'local', model: 'use-lite-static', dimension: 384 });
   });
 
   it('leaves vectors that find each pattern by its own task, within its own scope', async () => {

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The embedding model every test loads: the bundled default, inside the checkout. */
+export const TEST_MODEL_PATH = fileURLToPath(new URL('../../models/use-lite-static-m2v', import.meta.url));
+
 /**
- * The offline embedding model every test loads (see ../shared/models/README.md): the shared
- * folder sits beside the repository, wherever the clone lives.
+ * The same table in the transformers.js layout (int8 ONNX), a test fixture for the tests of
+ * the transformers.js path and of the static/ONNX equivalence.
  */
-export const TEST_MODEL_PATH = fileURLToPath(new URL('../../../shared/models/use-lite-static-wordpiece', import.meta.url));
+export const TEST_ONNX_MODEL_PATH = fileURLToPath(new URL('../fixtures/models/use-lite-static-wordpiece', import.meta.url));
 
 /**
  * A clean environment for child processes: the parent's PATH and friends, but no SERVICE_*,
@@ -17,7 +20,7 @@ export const TEST_MODEL_PATH = fileURLToPath(new URL('../../../shared/models/use
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(SERVICE_|LLM_PROVIDER_|OPENAI_|ANTHROPIC_|PAYMENT_)/.test(name)) continue;
+    if (/^(SERVICE_|LLM_PROVIDER_|OPENAI_|ANTHROPIC_|PAYMENT_|HF_)/.test(name)) continue;
     if (['NO_COLOR', 'FORCE_COLOR', 'CI'].includes(name)) continue;
     env[name] = value;
   }

@@ -3,15 +3,15 @@ import type { Config } from '../../config.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
 import { CachedEmbedder } from './cache.js';
-import { LocalEmbedder } from './local.js';
+import { createLocalEmbedder } from './local.js';
 import { OpenAiEmbedder } from './openai.js';
 
 export { CachedEmbedder } from './cache.js';
-export { LocalEmbedder } from './local.js';
 export { OpenAiEmbedder } from './openai.js';
+export { StaticEmbedder } from './static.js';
 
 /**
- * Builds the embedder chosen by config.embedding (local transformers.js or hosted OpenAI),
+ * Builds the embedder chosen by config.embedding (local static or transformers.js, or hosted OpenAI),
  * wrapped in the LRU cache. A local model is loaded here (unless `preload: false`) so `info`
  * carries its real dimension before the startup check against the store; when that fails (hub unreachable, bad folder) the service still starts, the
  * failure is logged, and the next embed() retries the load and throws the clear error
@@ -25,12 +25,8 @@ export async function createEmbedder(
   const { logger, instruments, preload = true } = opts;
   let inner: Embedder;
   if (embedding.local || !embedding.hostedApiKey) {
-    const local = new LocalEmbedder({
-      model: embedding.localModel,
-      modelPath: embedding.localModelPath,
-      cacheDir: join(resolve(config.dataPath), 'models'),
-      logger,
-    });
+    // Throws (startup stops) only when a transformer model is asked for without transformers.js.
+    const local = await createLocalEmbedder(embedding, { cacheDir: join(resolve(config.dataPath), 'models'), logger });
     logger.info(
       {
         provider: 'local',

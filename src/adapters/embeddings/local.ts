@@ -1,161 +1,75 @@
-import { basename, dirname, join, resolve } from 'node:path';
-import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { EmbeddingUnavailableError } from '../../core/errors.js';
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { Config } from '../../config.js';
+import { BUNDLED_MODEL_ID, canonicalModelId } from '../../core/embedding-model.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
-import { silentLogger, type Logger } from '../../ports/observability.js';
-import { chunks, toUnitVector } from './vector.js';
+import type { Logger } from '../../ports/observability.js';
+import { hubFile, hubFolder, MODEL2VEC_FILES, type HubDownloadOptions } from './hub-download.js';
+import { bundledModelPath, detectLayout, isModel2VecConfig, type ModelLayout } from './model-folder.js';
+import { StaticEmbedder } from './static.js';
+import { importTransformers, TransformersEmbedder, TransformersMissingError } from './transformers.js';
+
+/** A local embedder whose model can be loaded ahead of the first embed. */
+export interface LocalEmbedder extends Embedder {
+  load(): Promise<EmbeddingInfo>;
+}
 
 /**
- * Local CPU embeddings through transformers.js (feature-extraction, mean pooling, L2 norm).
- * Either a hub model id, downloaded on first use into `cacheDir`, or a folder in the
- * transformers.js layout loaded offline (SERVICE_EMBEDDING_MODEL_PATH).
+ * Picks the local embedder for the configuration: a model folder (SERVICE_EMBEDDING_MODEL_PATH)
+ * in either layout, the bundled static model (the default), or a hub repository (model2vec:
+ * downloaded into the cache and read in plain code; otherwise transformers.js). transformers.js is imported only on that last kind of path, so its absence
+ * stops startup only when a transformer model was asked for (TransformersMissingError).
  */
-export interface LocalEmbedderOptions {
-  /** Hub model id, e.g. Xenova/all-MiniLM-L6-v2 (ignored when modelPath is set). */
-  model: string;
-  /** Folder holding a transformers.js model (config.json, tokenizer.json, onnx/model_quantized.onnx). */
-  modelPath: string | null;
-  /** Where downloaded hub models are cached. */
-  cacheDir: string;
-  /** Texts per forward pass; bounds the padded tensor's memory. */
-  batchSize?: number;
-  logger?: Logger;
+export async function createLocalEmbedder(
+  embedding: Config['embedding'],
+  opts: { cacheDir: string; logger: Logger },
+): Promise<LocalEmbedder> {
+  const { logger, cacheDir } = opts;
+  const { localModelPath: path, localModel: model, hubEndpoint } = embedding;
+  if (path) {
+    const folder = resolve(path);
+    const origin = `SERVICE_EMBEDDING_MODEL_PATH="${path}"`;
+    const modelId = canonicalModelId(basename(folder));
+    if ((await detectLayout(folder)) === 'model2vec') return new StaticEmbedder({ folder, modelId, origin, logger });
+    const transformers = await importTransformers(`the transformers.js model folder ${origin}`);
+    return new TransformersEmbedder({ transformers, modelId, model: modelId, modelPath: path, cacheDir, hubEndpoint, logger });
+  }
+  if (model === BUNDLED_MODEL_ID) {
+    return new StaticEmbedder({ folder: bundledModelPath(), modelId: BUNDLED_MODEL_ID, origin: 'the bundled model', logger });
+  }
+  // A hub repository: a model2vec one is downloaded and read in plain code, anything else is a
+  // transformer for transformers.js. When the hub cannot say which (unreachable) and
+  // transformers.js is absent, the static reader gets it: its load retries the download.
+  const origin = `SERVICE_LOCAL_EMBEDDING_MODEL=${model}`;
+  const hub: HubDownloadOptions = { endpoint: hubEndpoint, repo: model, cacheDir, progress: process.stderr };
+  const layout = await hubLayout(hub);
+  if (layout === 'model2vec' || (layout === null && !(await transformersInstalled()))) {
+    const prepare = async (): Promise<void> => {
+      for (const file of MODEL2VEC_FILES) {
+        const path = await hubFile(hub, file);
+        if (file === 'config.json' && !isModel2VecConfig(await readConfig(path))) throw new TransformersMissingError(origin);
+      }
+    };
+    return new StaticEmbedder({ folder: hubFolder(cacheDir, model), modelId: canonicalModelId(model), origin, prepare, logger });
+  }
+  const transformers = await importTransformers(origin);
+  return new TransformersEmbedder({ transformers, modelId: canonicalModelId(model), model, modelPath: null, cacheDir, hubEndpoint, logger });
 }
 
-/** Dimension reported before the model has been loaded (all-MiniLM-L6-v2's). */
-const DEFAULT_DIMENSION = 384;
-const DEFAULT_BATCH_SIZE = 64;
-const PROBE_TEXT = 'dimension probe';
-
-/**
- * transformers.js keeps its settings (remote allowed, local folder, cache folder) in one
- * global `env` that is read while files are fetched. Loads are serialised so two embedders
- * with different settings in one process (tests, bench) never see each other's settings.
- */
-let loadQueue: Promise<unknown> = Promise.resolve();
-function serialised<T>(task: () => Promise<T>): Promise<T> {
-  const run = loadQueue.then(task, task);
-  loadQueue = run.catch(() => undefined);
-  return run;
+/** The layout of a hub repository from its config.json (cached or downloaded); null when unreachable. */
+async function hubLayout(hub: HubDownloadOptions): Promise<ModelLayout | null> {
+  try {
+    return isModel2VecConfig(await readConfig(await hubFile(hub, 'config.json'))) ? 'model2vec' : 'transformers';
+  } catch {
+    return null;
+  }
 }
 
-interface LoadedModel {
-  extract: FeatureExtractionPipeline;
-  dimension: number;
+async function readConfig(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, 'utf8')) as unknown;
 }
 
-export class LocalEmbedder implements Embedder {
-  private readonly modelId: string;
-  private readonly batchSize: number;
-  private readonly logger: Logger;
-  private loading: Promise<LoadedModel> | null = null;
-  private dimension = DEFAULT_DIMENSION;
-
-  constructor(private readonly opts: LocalEmbedderOptions) {
-    this.modelId = opts.modelPath ? basename(resolve(opts.modelPath)) : opts.model;
-    this.batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.logger = opts.logger ?? silentLogger;
-  }
-
-  /** The dimension is the model's real one once loaded (see load()). */
-  get info(): EmbeddingInfo {
-    return { provider: 'local', model: this.modelId, dimension: this.dimension };
-  }
-
-  /**
-   * Loads the model once; concurrent callers share the same load. A failed load is
-   * forgotten so a later call retries (the hub may come back).
-   */
-  async load(): Promise<EmbeddingInfo> {
-    await this.loaded();
-    return this.info;
-  }
-
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
-    const { extract, dimension } = await this.loaded();
-    const vectors: Float32Array[] = [];
-    for (const batch of chunks(texts, this.batchSize)) {
-      let data: Float32Array;
-      try {
-        data = (await extract(batch, { pooling: 'mean', normalize: true })).data as Float32Array;
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        throw new EmbeddingUnavailableError(`local embedding model "${this.modelId}" failed: ${reason}`, { cause: err });
-      }
-      for (let row = 0; row < batch.length; row++) {
-        vectors.push(toUnitVector(data.subarray(row * dimension, (row + 1) * dimension)));
-      }
-    }
-    return vectors;
-  }
-
-  async close(): Promise<void> {
-    const loading = this.loading;
-    this.loading = null;
-    if (!loading) return;
-    const loaded = await loading.catch(() => null);
-    await loaded?.extract.dispose();
-  }
-
-  private loaded(): Promise<LoadedModel> {
-    if (!this.loading) {
-      const loading = serialised(() => this.loadModel());
-      loading.catch(() => {
-        if (this.loading === loading) this.loading = null;
-      });
-      this.loading = loading;
-    }
-    return this.loading;
-  }
-
-  private async loadModel(): Promise<LoadedModel> {
-    const { modelPath, cacheDir } = this.opts;
-    const started = performance.now();
-    let extract: FeatureExtractionPipeline | undefined;
-    let dimension: number;
-    try {
-      if (modelPath) {
-        const folder = resolve(modelPath);
-        env.allowRemoteModels = false;
-        env.allowLocalModels = true;
-        // transformers.js joins localModelPath and the model id; keep the trailing slash.
-        env.localModelPath = join(dirname(folder), '/');
-        extract = await pipeline('feature-extraction', basename(folder), { dtype: 'q8', local_files_only: true });
-      } else {
-        env.allowRemoteModels = true;
-        env.cacheDir = cacheDir;
-        this.logger.info({ model: this.modelId, cacheDir }, 'loading local embedding model (downloaded on first use)');
-        extract = await pipeline('feature-extraction', this.modelId, { dtype: 'q8', cache_dir: cacheDir });
-      }
-      // Trust the model, not the configuration: its output width is the dimension.
-      const probe = await extract([PROBE_TEXT], { pooling: 'mean', normalize: true });
-      dimension = probe.dims[probe.dims.length - 1];
-    } catch (err) {
-      await extract?.dispose().catch(() => undefined);
-      throw new EmbeddingUnavailableError(this.describeLoadFailure(err), { cause: err });
-    }
-    this.dimension = dimension;
-    this.logger.info(
-      { model: this.modelId, dimension, ms: Math.round(performance.now() - started) },
-      'local embedding model loaded',
-    );
-    return { extract, dimension };
-  }
-
-  private describeLoadFailure(err: unknown): string {
-    let reason = err instanceof Error ? err.message : String(err);
-    // fetch() hides the useful part (DNS failure, refused connection) in `cause`.
-    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : null;
-    if (cause && !reason.includes(cause)) reason = `${reason}: ${cause}`;
-    reason = reason.replace(/\.+$/, '');
-    if (this.opts.modelPath) {
-      return `cannot load the local embedding model from SERVICE_EMBEDDING_MODEL_PATH="${this.opts.modelPath}": ${reason}. ` +
-        'The folder must hold a transformers.js model (config.json, tokenizer.json, onnx/model_quantized.onnx).';
-    }
-    return `cannot load the local embedding model "${this.modelId}" (${reason}). It is downloaded from the ` +
-      `Hugging Face hub on first use into ${this.opts.cacheDir}; on a machine that cannot reach the hub, ` +
-      'set SERVICE_EMBEDDING_MODEL_PATH to a folder holding the model in the transformers.js layout.';
-  }
+async function transformersInstalled(): Promise<boolean> {
+  return importTransformers('').then(() => true, (err: unknown) => !(err instanceof TransformersMissingError));
 }

@@ -1,10 +1,14 @@
-/** Copies `values` into a Float32Array scaled to unit length (a zero vector stays zero). */
+/**
+ * Copies `values` into a Float32Array scaled to unit length. A zero vector stays zero, and so
+ * does one with NaN or infinite parts (transformers.js normalises a text of unknown tokens
+ * into NaNs): it has no direction, and NaNs would poison every cosine.
+ */
 export function toUnitVector(values: ArrayLike<number>): Float32Array {
   const out = Float32Array.from(values);
   let sumSquares = 0;
   for (const x of out) sumSquares += x * x;
   const norm = Math.sqrt(sumSquares);
-  // A zero vector has no direction; dividing would turn it into NaNs that poison every cosine.
+  if (!Number.isFinite(norm)) return out.fill(0);
   if (norm > 0) for (let i = 0; i < out.length; i++) out[i] /= norm;
   return out;
 }

@@ -1,3 +1,4 @@
+import { sameEmbeddingModel } from '../../core/embedding-model.js';
 import type { EmbeddingInfo, PatternRecord, Scope } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { Storage } from '../../ports/storage.js';
@@ -30,7 +31,7 @@ export interface CopyReport {
 }
 
 function sameModel(a: EmbeddingInfo, b: EmbeddingInfo): boolean {
-  return a.provider === b.provider && a.model === b.model && a.dimension === b.dimension;
+  return a.provider === b.provider && sameEmbeddingModel(a, b);
 }
 
 /**

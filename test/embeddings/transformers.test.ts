@@ -2,16 +2,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { env } from '@huggingface/transformers';
+import * as transformers from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { UnavailableError } from '../../src/core/errors.js';
 import { createEmbedder, type CachedEmbedder } from '../../src/adapters/embeddings/index.js';
-import { LocalEmbedder } from '../../src/adapters/embeddings/local.js';
+import { TransformersEmbedder, type TransformersEmbedderOptions } from '../../src/adapters/embeddings/transformers.js';
 import { noopInstruments, type Logger } from '../../src/ports/observability.js';
+import { TEST_ONNX_MODEL_PATH as MODEL_PATH } from '../support/env.js';
 
-const MODEL_PATH = fileURLToPath(new URL('../../../shared/models/use-lite-static-wordpiece', import.meta.url));
+/** The transformers.js path: the ONNX copy of the bundled table (a test fixture). */
+function onnxEmbedder(opts: Partial<TransformersEmbedderOptions> = {}): TransformersEmbedder {
+  return new TransformersEmbedder({
+    transformers, modelId: 'use-lite-static', model: 'unused', modelPath: MODEL_PATH, cacheDir: dataPath, ...opts,
+  });
+}
 
 /** A logger that keeps its messages, so tests can see what the embedder reported. */
 function recordingLogger(): Logger & { messages: string[] } {
@@ -56,9 +61,9 @@ afterAll(async () => {
   await rm(dataPath, { recursive: true, force: true });
 });
 
-describe('local embedder (offline model folder)', () => {
-  it('reports the model folder name and the dimension read from the model', () => {
-    expect(embedder.info).toEqual({ provider: 'local', model: 'use-lite-static-wordpiece', dimension: 384 });
+describe('transformers.js embedder (offline model folder)', () => {
+  it('reports the model identity (shared by both layouts of the table) and the dimension read from the model', () => {
+    expect(embedder.info).toEqual({ provider: 'local', model: 'use-lite-static', dimension: 384 });
   });
 
   it('returns one unit-length vector of the model dimension per text', async () => {
@@ -85,7 +90,7 @@ describe('local embedder (offline model folder)', () => {
   });
 
   it('gives the same vectors in a batch as one by one (padding does not leak)', async () => {
-    const direct = new LocalEmbedder({ model: 'unused', modelPath: MODEL_PATH, cacheDir: dataPath, batchSize: 3 });
+    const direct = onnxEmbedder({ batchSize: 3 });
     try {
       const texts = Array.from({ length: 8 }, (_, i) =>
         `task ${i}: ${'write a function that validates user input '.repeat(i + 1)}`.trim());
@@ -101,7 +106,7 @@ describe('local embedder (offline model folder)', () => {
 
   it('loads once when the first calls arrive together', async () => {
     const logger = recordingLogger();
-    const lazy = new LocalEmbedder({ model: 'unused', modelPath: MODEL_PATH, cacheDir: dataPath, logger });
+    const lazy = onnxEmbedder({ logger });
     try {
       const [a, b, c] = await Promise.all([lazy.embed(['one']), lazy.embed(['two']), lazy.load()]);
       expect(a[0]).toHaveLength(384);
@@ -114,7 +119,7 @@ describe('local embedder (offline model folder)', () => {
   });
 });
 
-describe('local embedder load failures', () => {
+describe('transformers.js embedder load failures', () => {
   it('names SERVICE_EMBEDDING_MODEL_PATH when the folder holds no model', async () => {
     const missing = join(dataPath, 'no-such-model');
     const logger = recordingLogger();
@@ -129,10 +134,12 @@ describe('local embedder load failures', () => {
   });
 
   it('tells the user to set SERVICE_EMBEDDING_MODEL_PATH when the hub cannot be reached', async () => {
-    const savedHost = env.remoteHost;
+    const savedHost = transformers.env.remoteHost;
     // A loopback port nobody listens on refuses connections: an unreachable hub, on any machine.
-    env.remoteHost = `http://127.0.0.1:${await closedPort()}/`;
-    const hubModel = new LocalEmbedder({ model: 'Xenova/all-MiniLM-L6-v2', modelPath: null, cacheDir: join(dataPath, 'models') });
+    const hubModel = onnxEmbedder({
+      model: 'Xenova/all-MiniLM-L6-v2', modelPath: null, cacheDir: join(dataPath, 'models'),
+      hubEndpoint: `http://127.0.0.1:${await closedPort()}`,
+    });
     try {
       const failure = hubModel.embed(['anything']);
       await expect(failure).rejects.toBeInstanceOf(UnavailableError);
@@ -140,7 +147,7 @@ describe('local embedder load failures', () => {
       // A failed load is not remembered: the next call tries again (and fails again here).
       await expect(hubModel.load()).rejects.toBeInstanceOf(UnavailableError);
     } finally {
-      env.remoteHost = savedHost;
+      transformers.env.remoteHost = savedHost;
       await hubModel.close();
     }
   });
