@@ -12,6 +12,7 @@ import { installRequestMetrics } from './plugins/request-metrics.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { governanceRoutes } from './routes/governance.js';
+import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
@@ -71,6 +72,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   jobRoutes(server, deps);
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
+  governanceDataRoutes(server, deps);
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
 
   if (authenticator.mode === 'dev') deps.logger.warn({ auth: authenticator.mode }, authenticator.description);

@@ -63,6 +63,8 @@ export interface KeyRepository {
    * or of one of its projects. The rows stay (as revoked). Returns how many were revoked.
    */
   revokeAll(target: { tenant_id: string; project_id?: string }, at: string): Promise<number>;
+  /** How many still-active keys revokeAll would revoke now (dry runs). */
+  countActive(target: { tenant_id: string; project_id?: string }): Promise<number>;
   rotate(
     scope: Scope,
     keyId: string,
