@@ -160,9 +160,15 @@ export class JsonJobQueue implements JobRepository {
     return this.remove((j) => sameScope(j, scope));
   }
 
-  /** Governance deletion: the target's jobs, except running ones of the kept operations. */
-  deleteTarget(target: DeletionTarget, keepRunningOperations: string[]): Promise<number> {
-    return this.remove((j) => this.inTarget(j, target, keepRunningOperations));
+  /**
+   * Governance deletion: the target's jobs, except running ones of the kept operations. The log
+   * is then compacted, always (a replayed deletion finds nothing left to remove but may still
+   * find the jobs' lines in the journal), so their payloads leave the files, not only the queue.
+   */
+  async deleteTarget(target: DeletionTarget, keepRunningOperations: string[]): Promise<number> {
+    const removed = await this.remove((j) => this.inTarget(j, target, keepRunningOperations));
+    await this.serial(() => this.log.compact(this.jobs.values()));
+    return removed;
   }
 
   /** What deleteTarget would delete now. */
