@@ -65,6 +65,11 @@ export class ServiceClient {
     return this.transport.request(method, path, options);
   }
 
+  /** A streamed GET (e.g. the NDJSON export): headers, then the body chunk by chunk. */
+  stream(path: string, options: Parameters<HttpTransport['stream']>[1]): ReturnType<HttpTransport['stream']> {
+    return this.transport.stream(path, options);
+  }
+
   learn(body: LearnRequest): Promise<LearnResponse> {
     return this.request('POST', '/v1/learn', { body, schema: LearnResponse });
   }

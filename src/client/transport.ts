@@ -112,6 +112,36 @@ export class HttpTransport {
     throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
   }
 
+  /**
+   * A streamed GET (NDJSON export): resolves once a 2xx answer's headers arrived, with the body
+   * as an async iterable of chunks (read it to the end, or destroy it); a non-2xx answer is
+   * read whole and thrown as ApiError like request() does.
+   */
+  async stream(path: string, options: { query?: Record<string, QueryValue>; accept: string }): Promise<{ headers: Record<string, string>; body: AsyncIterable<Buffer> & { destroy(): void } }> {
+    const fullPath = this.basePath + path + queryString(options.query);
+    const url = this.origin + fullPath;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.pool.request({
+        path: fullPath,
+        method: 'GET',
+        headers: { ...this.opts.headers, accept: options.accept },
+        headersTimeout: this.opts.timeoutMs,
+        // Between chunks, not for the whole body: a large export may take longer than that.
+        bodyTimeout: this.opts.timeoutMs,
+      });
+    } catch (err) {
+      throw toTransportError(err, url, this.opts.timeoutMs);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const body = parseBody(await response.body.text().catch(() => ''));
+      throw new ApiError(response.statusCode, describeErrorBody(response.statusCode, body), body, requestIdOf(response, body), retryAfter(response));
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers[name] = value;
+    return { headers, body: response.body };
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }
