@@ -22,6 +22,8 @@ import { register as registerAnalytics } from './analytics.js';
 import { register as registerRetention } from './retention.js';
 import { register as registerJobs } from './jobs.js';
 import { register as registerAging } from './aging.js';
+import { register as registerClassify } from './classify.js';
+import { register as registerGovernance } from './governance.js';
 
 /**
  * The `service` program. Returns the exit code instead of exiting, so tests can call it and
@@ -63,6 +65,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   registerRetention(program);
   registerJobs(program);
   registerAging(program);
+  registerClassify(program);
+  registerGovernance(program);
 
   try {
     await program.parseAsync(argv);

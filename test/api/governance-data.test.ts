@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
 import { GovernanceClient, ServiceClient } from '../../src/client/index.js';
 import { NdjsonExportRecord } from '../../src/contracts/governance.js';
-import type { PatternRecord, Scope } from '../../src/core/types.js';
+import type { PatternRecord } from '../../src/core/types.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase } from '../support/pg.js';
 import { startGovServer, type GovServer } from './governance.helpers.js';
@@ -17,9 +17,7 @@ import { learnBody, ManualClock } from './helpers.js';
 const ADMIN = 'db.admin.acme.web';
 const EDITOR = 'db.editor.acme.web';
 const OWNER = 'db.owner.acme.web';
-const OTHER_ADMIN = 'db.admin.acme.other';
 const GLOBEX_OWNER = 'db.owner.globex.web';
-const WEB: Scope = { tenant_id: 'acme', project_id: 'web' };
 const LARGE = 1_200;
 
 function stored(i: number, classification: PatternRecord['classification']): PatternRecord {
