@@ -18,6 +18,8 @@ export interface BenchOptions {
   /** Offline embedding model folder. */
   modelPath: string;
   seed: number;
+  /** `--export`: only the NDJSON export benchmark (bench/export.ts). */
+  export: boolean;
 }
 
 export const USAGE = `usage: node dist/bench/run.js [options]
@@ -30,6 +32,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]
   --learn-sample 500          learns timed through the learn service on a directly filled store
   --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
   --seed 42                   seed of the synthetic data
+  --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
   --help`;
 
 export class UsageError extends Error {}
@@ -50,12 +53,18 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     learnSample: 500,
     modelPath: '',
     seed: 42,
+    export: false,
   };
+  const given = new Set<string>();
   let modelPath: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
+    given.add(flag);
     switch (flag) {
+      case '--export':
+        options.export = true;
+        continue;
       case '--help':
       case '-h':
         return 'help';
@@ -94,6 +103,8 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     }
     i++;
   }
+  if (options.export && !given.has('--sizes')) options.sizes = [10_000, 100_000];
+  if (options.export && !given.has('--storage')) options.storages = ['json', 'postgres'];
   options.modelPath = modelPath ?? join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
   return options;
 }

@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
 import { measureEmbedding } from './embedding.js';
+import { runExportBench } from './export.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -49,6 +50,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   if (unknown) {
     throw new UsageError(`unknown storage "${unknown}" (available: ${Object.keys(STORAGE_FACTORIES).join(', ')})`);
   }
+  if (options.export) return runExportBench(options.storages, options.sizes);
   if (!existsSync(options.modelPath)) {
     throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
   }
