@@ -4,7 +4,7 @@ import path from 'node:path';
 import { targetCovers, type DeletionCounts, type DeletionTarget } from '../../../core/governance.js';
 import type { DeletionOptions, GovernanceRepository } from '../../../ports/storage.js';
 import type { AuditLog } from './audit-log.js';
-import { atomicWriteFile, ensureDirDurable, fsyncDir } from './fs-durable.js';
+import { atomicWriteFile, ensureDirDurable, fsyncDir, removeStaleTemps } from './fs-durable.js';
 import { assertScope, isScopeIdName, PROJECTS_DIR, TENANTS_DIR } from './ids.js';
 import type { JsonJobQueue } from './jobs-repo.js';
 import type { ScopeRegistry } from './scope-registry.js';
@@ -122,6 +122,8 @@ export class JsonScopeDeleter implements GovernanceRepository {
 
   /** Finishes every deletion a crash interrupted (called at open, before serving). */
   async replay(): Promise<number> {
+    // An intent whose atomic write a crash interrupted was never decided: its temp file goes.
+    await removeStaleTemps(this.dir);
     let names: string[];
     try {
       names = (await readdir(this.dir)).filter((n) => n.endsWith('.json')).sort();
