@@ -22,6 +22,8 @@ export interface BenchOptions {
   /** `--embeddings`: measure embedding latency only (no store sizes). */
   embeddingsOnly: boolean;
   seed: number;
+  /** `--export`: only the NDJSON export benchmark (bench/export.ts). */
+  export: boolean;
 }
 
 export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTTP load benchmark, see --http --help)
@@ -37,6 +39,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
                               (default <repo>/test/fixtures/models/use-lite-static-wordpiece)
   --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
+  --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
   --help`;
 
 export class UsageError extends Error {}
@@ -59,13 +62,19 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     onnxModelPath: null,
     embeddingsOnly: false,
     seed: 42,
+    export: false,
   };
+  const given = new Set<string>();
   let modelPath: string | null = null;
   let onnxModelPath: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
+    given.add(flag);
     switch (flag) {
+      case '--export':
+        options.export = true;
+        continue;
       case '--help':
       case '-h':
         return 'help';
@@ -114,6 +123,8 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
   options.modelPath = modelPath ?? join(repoRoot(), 'models', 'use-lite-static-m2v');
   const fixture = join(repoRoot(), 'test', 'fixtures', 'models', 'use-lite-static-wordpiece');
   options.onnxModelPath = onnxModelPath ?? (existsSync(fixture) ? fixture : null);
+  if (options.export && !given.has('--sizes')) options.sizes = [10_000, 100_000];
+  if (options.export && !given.has('--storage')) options.storages = ['json', 'postgres'];
   return options;
 }
 

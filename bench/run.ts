@@ -6,6 +6,7 @@ import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
 import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
+import { runExportBench } from './export.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -51,6 +52,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   if (unknown) {
     throw new UsageError(`unknown storage "${unknown}" (available: ${Object.keys(STORAGE_FACTORIES).join(', ')})`);
   }
+  if (options.export) return runExportBench(options.storages, options.sizes);
   if (!existsSync(options.modelPath)) {
     throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
   }

@@ -24,6 +24,8 @@ import { register as registerJobs } from './jobs.js';
 import { register as registerAging } from './aging.js';
 import { register as registerMcp } from './mcp.js';
 import { register as registerCalibrate } from './calibrate.js';
+import { register as registerClassify } from './classify.js';
+import { register as registerGovernance } from './governance.js';
 
 /**
  * The `service` program. Returns the exit code instead of exiting, so tests can call it and
@@ -67,6 +69,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   registerAging(program);
   registerMcp(program);
   registerCalibrate(program);
+  registerClassify(program);
+  registerGovernance(program);
 
   try {
     await program.parseAsync(argv);

@@ -15,6 +15,7 @@ import { installResponseCheck } from './openapi/response-check.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { governanceRoutes } from './routes/governance.js';
+import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
@@ -82,6 +83,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   jobRoutes(server, deps);
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
+  governanceDataRoutes(server, deps);
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.

@@ -1,7 +1,10 @@
 import { z, type ZodType } from 'zod';
 import { RollupParams, RollupRequest, RollupResponse, EventsQuery, EventsResponse } from '../../src/contracts/analytics.js';
 import { PatternKey } from '../../src/contracts/common.js';
-import { RetentionApplyRequest, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateRequest } from '../../src/contracts/governance.js';
+import {
+  ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionResultResponse,
+  NdjsonExportQuery, RetentionApplyRequest, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateRequest,
+} from '../../src/contracts/governance.js';
 import { DeepHealthResponse, HealthResponse, VersionResponse } from '../../src/contracts/health.js';
 import { JobListQuery, JobListResponse, JobParams, JobRecord } from '../../src/contracts/jobs.js';
 import { BootstrapRequest, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse, KeyParams } from '../../src/contracts/keys.js';
@@ -90,6 +93,23 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'Any valid key opens it; each tool call is checked against the permission of the REST route it maps to.',
     body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), response: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
   },
+  'GET /v1/governance/export': {
+    tag: 'governance', summary: 'Stream every pattern of the scope as NDJSON (one export record plus tenant_id and project_id per line).',
+    query: NdjsonExportQuery, response: { text: 'application/x-ndjson' },
+  },
+  'PUT /v1/governance/patterns/{key}/classify': {
+    tag: 'governance', summary: 'Reclassify a pattern; recall and export filters see it at once.', params: ClassifyParams, body: ClassifyRequest, response: ClassifyResponse, errors: [404],
+  },
+  'DELETE /v1/governance/projects/{project_id}': {
+    tag: 'governance', summary: 'Delete a project of the caller\'s tenant with everything in it (irreversible).', params: DeleteProjectParams, response: DeletionResultResponse, async: true, errors: [404],
+  },
+  'DELETE /v1/governance/tenants/{tenant_id}': {
+    tag: 'governance', summary: 'Delete the caller\'s own tenant with all its projects (owner only, irreversible).', params: DeleteTenantParams, response: DeletionResultResponse, async: true, errors: [404],
+  },
+  'POST /v1/governance/delete-scope': {
+    tag: 'governance', summary: 'Delete everything in the caller\'s scope, or count it with dry_run=true.', query: DeleteScopeQuery, response: DeletionResultResponse, async: true,
+  },
+
   'POST /v1/keys/bootstrap': { tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).', body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409] },
   'POST /v1/keys': { tag: 'keys', summary: 'Create a key of at most the caller\'s role; the secret is shown once.', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404] },
   'GET /v1/keys': { tag: 'keys', summary: 'Keys of the current project (no secrets).', response: KeyListResponse, errors: [404] },

@@ -18,3 +18,7 @@ export type {
   SkillsSearchResponse,
 } from '../contracts/memory.js';
 export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';
+export {
+  GovernanceClient, type DeletionOptions, type NdjsonExportOptions, type ClassifyResponse, type DeletionResultResponse,
+  type NdjsonExportRecord,
+} from './governance.js';

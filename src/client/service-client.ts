@@ -8,7 +8,7 @@ import type {
   AnyImportRecord, LearnRequest, RecallRequest,
 } from '../contracts/memory.js';
 import { ApiError } from './errors.js';
-import { HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport } from './transport.js';
+import { HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport, type StreamedResponse, type StreamOptions } from './transport.js';
 
 export interface ServiceClientOptions {
   /** Base URL of a running service, e.g. http://127.0.0.1:8000 (a path prefix is kept). */
@@ -69,6 +69,12 @@ export class ServiceClient {
   /** Generic call: any endpoint, answer parsed with `schema`. Throws ApiError / TransportError / ProtocolError. */
   request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>> {
     return this.transport.request(method, path, options);
+  }
+
+  /** A streamed GET (e.g. the NDJSON export): headers, then the body chunk by chunk. */
+  stream(path: string, options: StreamOptions): Promise<StreamedResponse> {
+    if (!this.transport.stream) throw new Error('this client\'s transport cannot stream');
+    return this.transport.stream(path, options);
   }
 
   learn(body: LearnRequest): Promise<LearnResponse> {

@@ -35,7 +35,19 @@ export interface TransportOptions {
 export interface RequestTransport {
   readonly baseUrl: string;
   request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>>;
+  /** A streamed GET (the NDJSON export); transports without one cannot stream. */
+  stream?(path: string, options: StreamOptions): Promise<StreamedResponse>;
   close(): Promise<void>;
+}
+
+export interface StreamOptions {
+  query?: Record<string, QueryValue>;
+  accept: string;
+}
+
+export interface StreamedResponse {
+  headers: Record<string, string>;
+  body: AsyncIterable<Buffer> & { destroy(): void };
 }
 
 /** Connection-level failure codes, worded for someone at a terminal. */
@@ -120,6 +132,36 @@ export class HttpTransport implements RequestTransport {
       }
     }
     throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
+  }
+
+  /**
+   * A streamed GET (NDJSON export): resolves once a 2xx answer's headers arrived, with the body
+   * as an async iterable of chunks (read it to the end, or destroy it); a non-2xx answer is
+   * read whole and thrown as ApiError like request() does.
+   */
+  async stream(path: string, options: StreamOptions): Promise<StreamedResponse> {
+    const fullPath = this.basePath + path + queryString(options.query);
+    const url = this.origin + fullPath;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.pool.request({
+        path: fullPath,
+        method: 'GET',
+        headers: { ...this.opts.headers, accept: options.accept },
+        headersTimeout: this.opts.timeoutMs,
+        // Between chunks, not for the whole body: a large export may take longer than that.
+        bodyTimeout: this.opts.timeoutMs,
+      });
+    } catch (err) {
+      throw toTransportError(err, url, this.opts.timeoutMs);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const body = parseBody(await response.body.text().catch(() => ''));
+      throw new ApiError(response.statusCode, describeErrorBody(response.statusCode, body), body, requestIdOf(response, body), retryAfter(response));
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers[name] = value;
+    return { headers, body: response.body };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/retention.js';
+import { Classification, PatternKey, ProjectId, queryBool } from './common.js';
+import { ExportRecord } from './memory.js';
 
 /** Wire schemas of the retention endpoints of SPEC "Governance". */
 
@@ -26,3 +28,53 @@ export const RetentionApplyResponse = z.object({
   dry_run: z.boolean(),
 });
 export type RetentionApplyResponse = z.infer<typeof RetentionApplyResponse>;
+
+/** PUT /v1/governance/patterns/{key}/classify */
+export const ClassifyRequest = z.object({ classification: Classification }).strict();
+export type ClassifyRequest = z.input<typeof ClassifyRequest>;
+
+/** The updated pattern: its export record (every field plus governance metadata). */
+export const ClassifyResponse = ExportRecord;
+export type ClassifyResponse = z.infer<typeof ClassifyResponse>;
+
+/**
+ * One line of GET /v1/governance/export: the export record of GET /v1/export plus the scope it
+ * came from. `service import` accepts files of these lines.
+ */
+export const NdjsonExportRecord = ExportRecord.extend({ tenant_id: z.string(), project_id: z.string() });
+export type NdjsonExportRecord = z.infer<typeof NdjsonExportRecord>;
+
+/** `?classification=public,internal`: comma-separated; an unknown name is a 422 naming it. */
+export const NdjsonExportQuery = z.object({
+  classification: z.string().max(200).optional(),
+}).strict();
+
+/** SPEC "Deletion result"; project_id is "*" for a whole tenant. */
+export const DeletionResultResponse = z.object({
+  tenant_id: z.string(),
+  project_id: z.string(),
+  patterns_deleted: z.number().int().min(0),
+  jobs_deleted: z.number().int().min(0),
+  keys_revoked: z.number().int().min(0),
+  projects_deleted: z.number().int().min(0),
+  /** (+) true when nothing was deleted (delete-scope with dry_run). */
+  dry_run: z.boolean(),
+});
+export type DeletionResultResponse = z.infer<typeof DeletionResultResponse>;
+
+export const DeleteScopeQuery = z.object({ dry_run: queryBool.default(false) }).strict();
+
+/** Path parameters of the deletion routes (ids of the shape every scope id has). */
+export const DeleteProjectParams = z.object({ project_id: ProjectId }).strict();
+export const DeleteTenantParams = z.object({ tenant_id: ProjectId }).strict();
+
+/** What an asynchronous deletion job runs with (validated and authorised before queueing). */
+export const DeletionJobInput = z.object({
+  tenant_id: ProjectId,
+  project_id: ProjectId.nullable(),
+  dry_run: z.boolean(),
+  kind: z.enum(['project', 'tenant', 'scope']),
+}).strict();
+export type DeletionJobInput = z.infer<typeof DeletionJobInput>;
+
+export const ClassifyParams = z.object({ key: PatternKey }).strict();

@@ -73,6 +73,8 @@ export function patternKey(id: string): string {
 
 export interface PatternFilter {
   classification?: Classification;
+  /** (+) Any of these classifications (NDJSON export's `classification=a,b`); with `classification`, both apply. */
+  classifications?: Classification[];
   source?: Source;
   /** Minimum success_score (inclusive). */
   min_score?: number;

@@ -65,6 +65,8 @@ export interface KeyRepository {
    * key is revoked; null when it is not in the scope.
    */
   rotate(scope: Scope, keyId: string, secret: Pick<NewApiKey, 'hash' | 'prefix'>): Promise<ApiKeyRecord | 'conflict' | null>;
+  /** How many still-active keys revokeAll would revoke now (dry runs). */
+  countActive(target: { tenant_id: string; project_id?: string }): Promise<number>;
 }
 
 export interface ProvisionInput {

@@ -1,10 +1,11 @@
 import type {
-  AuditEvent, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
+  AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
   RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
 import type { AnalyticsRollup, RollupWindow } from '../core/roi.js';
+import type { DeletionCounts, DeletionTarget } from '../core/governance.js';
 
 /**
  * Storage is split into small repositories. Every method that touches tenant data takes a
@@ -39,6 +40,11 @@ export interface PatternRepository {
   iterate(scope: Scope, filter?: PatternFilter): AsyncIterable<PatternRecord>;
   /** For each id: reuse_count + 1 and success_score + delta (capped at 10), updated_at = at. */
   recordReuse(scope: Scope, ids: string[], delta: number, at: string): Promise<void>;
+  /**
+   * Sets the pattern's classification in one atomic step (no read-modify-write race with
+   * reuse counting); updated_at is left alone. The updated record, or null when absent.
+   */
+  classify(scope: Scope, id: string, classification: Classification): Promise<PatternRecord | null>;
   /** Replaces the vector of an existing pattern (reindex). */
   setVector(scope: Scope, id: string, vector: Float32Array): Promise<void>;
   /** Every scope that holds at least one pattern (reindex, migrate-data). */
@@ -118,6 +124,35 @@ export interface AuditRepository {
   append(event: AuditEvent): Promise<void>;
   /** Newest first, for tests and operators. */
   list(filter: { tenant_id?: string; kind?: string; limit: number }): Promise<AuditEvent[]>;
+  /**
+   * Governance deletion: events of the target keep kind, time, scope, actor and request id but
+   * lose their detail and ip (the personal part). Returns how many events were scrubbed.
+   */
+  scrub(target: DeletionTarget): Promise<number>;
+}
+
+export interface DeletionOptions {
+  /** Time of the deletion (keys revoked at it). */
+  at: string;
+  /**
+   * Running jobs of these operations are kept (an asynchronous deletion must not delete the job
+   * its caller polls for the result).
+   */
+  keepRunningOperations: string[];
+}
+
+/** Governance deletions of a whole project or tenant (BEHAVIOR.md "Governance"). */
+export interface GovernanceRepository {
+  /** What deleteScope would delete now; changes nothing (dry run). */
+  countScope(target: DeletionTarget, opts: DeletionOptions): Promise<DeletionCounts>;
+  /**
+   * Deletes everything the target holds: patterns with their vectors, eval observations, skill
+   * tags, feedback, metrics, ROI events, rollups, jobs, retention settings; scrubs the target's
+   * audit events; PostgreSQL also revokes the target's keys (same database). All or nothing:
+   * one transaction in PostgreSQL; in JSON an intent file makes a crash mid-way finish the
+   * deletion at the next open.
+   */
+  deleteScope(target: DeletionTarget, opts: DeletionOptions): Promise<DeletionCounts>;
 }
 
 export interface MetaRepository {
@@ -152,6 +187,7 @@ export interface Storage {
   readonly projects: ProjectSettingsRepository;
   readonly audit: AuditRepository;
   readonly meta: MetaRepository;
+  readonly governance: GovernanceRepository;
   /**
    * (+) The durable job queue (ports/jobs.ts). Optional while adapters adopt it: src/app.ts
    * attaches a PostgreSQL one when the adapter has none; job services refuse without one.

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RollupRequest } from '../contracts/analytics.js';
-import { RetentionApplyRequest } from '../contracts/governance.js';
+import { DeletionJobInput, RetentionApplyRequest } from '../contracts/governance.js';
 import { ComposeRequest, EvaluateRequest, EvolveRequest } from '../contracts/llm.js';
 import { ImportRequest } from '../contracts/memory.js';
 import { LlmNotConfiguredError, ValidationError } from '../core/errors.js';
@@ -14,6 +14,7 @@ import { evaluate } from './evaluate.js';
 import { evolve } from './evolve.js';
 import { decayFeedback } from './feedback.js';
 import { applyRetention } from './retention.js';
+import { deleteTarget } from './governance-delete.js';
 import { importRecords } from './transfer.js';
 
 /**
@@ -51,6 +52,13 @@ export const JOB_OPERATIONS = {
   import: { run: (deps, scope, input, ctx) => importRecords(deps, scope, read(ImportRequest, input), ctx) },
   analytics_rollup: { run: (deps, scope, input) => computeAnalyticsRollup(deps, scope, read(RollupRequest, input)) },
   retention_apply: { run: (deps, scope, input, ctx) => applyRetention(deps, scope, read(RetentionApplyRequest, input), ctx) },
+  // Authorised when queued; the target is in the stored input, the caller's scope is the job's.
+  governance_delete: {
+    run: (deps, scope, input, ctx) => {
+      const { tenant_id, project_id, dry_run, kind } = read(DeletionJobInput, input);
+      return deleteTarget(deps, { tenant_id, project_id }, { dry_run, kind, caller_scope: scope }, ctx);
+    },
+  },
 } satisfies Record<string, JobOperation>;
 
 export type JobOperationName = keyof typeof JOB_OPERATIONS;

@@ -1,4 +1,4 @@
-import { effectivePolicy, isExpired, type RetentionPolicy } from '../core/retention.js';
+import { effectivePolicy, expiryOf, isExpired, type RetentionPolicy } from '../core/retention.js';
 import type { Scope } from '../core/types.js';
 import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -62,10 +62,15 @@ export async function applyRetention(
   const { storage } = deps;
   const policy = await getRetentionPolicy(deps, scope);
   const now = deps.clock.now();
-  const expired: string[] = [];
+  // Patterns past their own expires_at go first, then those past the project → tenant →
+  // default policy (BEHAVIOR.md): an interrupted run has removed the explicit expiries.
+  const ownExpiry: string[] = [];
+  const byPolicy: string[] = [];
   for await (const pattern of storage.patterns.iterate(scope)) {
-    if (isExpired(pattern, policy, now)) expired.push(pattern.id);
+    if (!isExpired(pattern, policy, now)) continue;
+    (expiryOf(pattern, policy).source === 'pattern' ? ownExpiry : byPolicy).push(pattern.id);
   }
+  const expired = [...ownExpiry, ...byPolicy];
 
   let purged = 0;
   if (input.dry_run) {

@@ -171,6 +171,32 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     'POST /v1/governance/retention/apply': async () => {
       expect((await json('POST', '/v1/governance/retention/apply', { dry_run: false })).status).toBe(200);
     },
+    'GET /v1/governance/export': async () => {
+      const res = await t.call('GET', '/v1/governance/export', undefined, b);
+      expect(res.statusCode).toBe(200);
+      // B's own records only (B imported a copy under one of A's keys above, into B's scope).
+      const records = res.body.trim().split('\n').map((l) => JSON.parse(l));
+      expect(records.map((r: { tenant_id: string }) => r.tenant_id)).toEqual(['globex', 'globex']);
+      expect(records.map((r: { task: string }) => r.task)).not.toContain(TASK_A2);
+    },
+    'PUT /v1/governance/patterns/:key/classify': async () => {
+      // aPatternKeys[0] has a copy in B's scope (the import above); [1] exists only in A's.
+      const key = aPatternKeys[1];
+      expect((await json('PUT', `/v1/governance/patterns/${encodeURIComponent(key)}/classify`, { classification: 'public' })).status).toBe(404);
+    },
+    'DELETE /v1/governance/tenants/:tenant_id': async () => {
+      expect((await json('DELETE', '/v1/governance/tenants/acme')).status).toBe(403);
+    },
+    // B's own tenant: the deletion targets globex/<project>, never acme's project of that name.
+    'DELETE /v1/governance/projects/:project_id': async () => {
+      const res = await json('DELETE', '/v1/governance/projects/unused');
+      expect(res.body).toMatchObject({ tenant_id: 'globex', project_id: 'unused', patterns_deleted: 0 });
+    },
+    'POST /v1/governance/delete-scope': async () => {
+      const res = await json('POST', '/v1/governance/delete-scope?dry_run=true');
+      expect(res.body).toMatchObject({ tenant_id: 'globex', project_id: 'default', dry_run: true });
+      expect(res.body.patterns_deleted).toBe(2);
+    },
     'GET /v1/jobs': async () => {
       const res = await json('GET', '/v1/jobs');
       expect(res.status).toBe(200);

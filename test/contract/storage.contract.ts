@@ -9,6 +9,7 @@ import type { Storage } from '../../src/ports/storage.js';
 import type { MakeStorage } from './storage.contract.fixtures.js';
 import { patternContract } from './storage.contract.patterns.js';
 import { repositoryContract } from './storage.contract.repos.js';
+import { governanceContract } from './storage.contract.governance.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -31,5 +32,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
 
     patternContract(() => storage);
     repositoryContract(() => storage);
+    governanceContract(() => storage);
   });
 }

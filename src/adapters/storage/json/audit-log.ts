@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditEvent } from '../../../core/types.js';
 import { AppendLog } from './append-log.js';
-import { scanLines } from './fs-durable.js';
+import { atomicWriteFile, scanLines } from './fs-durable.js';
 
 export const AUDIT_FILE = 'audit.ndjson';
 
@@ -55,7 +55,11 @@ export class AuditLog {
     await trimTornTail(this.file);
   }
 
+  /** Set while scrub rewrites the file: appends wait for it. */
+  private rewriting: Promise<unknown> | null = null;
+
   async append(event: AuditEvent): Promise<void> {
+    while (this.rewriting) await this.rewriting.catch(() => undefined);
     this.opening ??= AppendLog.open(this.file).then(
       (log) => (this.log = log),
       (err: unknown) => {
@@ -85,6 +89,50 @@ export class AuditLog {
       if (kept.length > limit * 2) kept.splice(0, kept.length - limit);
     });
     return kept.slice(-limit).reverse();
+  }
+
+  /**
+   * Governance deletion: events for which `match` holds keep kind, time, scope and actor but
+   * lose detail and ip. The file is rewritten atomically (temp + fsync + rename), so a crash
+   * leaves the old or the scrubbed trail; replaying a scrub changes nothing more.
+   */
+  async scrub(match: (event: AuditEvent) => boolean): Promise<number> {
+    while (this.rewriting) await this.rewriting.catch(() => undefined);
+    const run = this.rewrite(match);
+    this.rewriting = run;
+    try {
+      return await run;
+    } finally {
+      this.rewriting = null;
+    }
+  }
+
+  private async rewrite(match: (event: AuditEvent) => boolean): Promise<number> {
+    // Appends already queued reach the file before it is read.
+    if (this.opening) await this.opening.catch(() => undefined);
+    await this.log?.close();
+    this.log = null;
+    this.opening = null;
+    const lines: string[] = [];
+    let scrubbed = 0;
+    await scanLines(this.file, (buf) => {
+      const text = buf.toString('utf8');
+      let event: AuditEvent;
+      try {
+        event = JSON.parse(text) as AuditEvent;
+      } catch {
+        lines.push(`${text}\n`); // kept as it was: scrubbing must not lose the rest of the trail
+        return;
+      }
+      if (match(event) && (Object.keys(event.detail ?? {}).length > 0 || event.ip !== null)) {
+        scrubbed++;
+        lines.push(`${JSON.stringify({ ...event, ip: null, detail: {} })}\n`);
+      } else {
+        lines.push(`${text}\n`);
+      }
+    });
+    if (scrubbed > 0) await atomicWriteFile(this.file, lines);
+    return scrubbed;
   }
 
   get error(): Error | null {

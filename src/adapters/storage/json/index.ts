@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { targetCovers } from '../../../core/governance.js';
 import { noopInstruments, type Instruments } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { AuditLog } from './audit-log.js';
@@ -7,6 +8,7 @@ import { JsonJobQueue, queueOperations } from './jobs-repo.js';
 import { acquireLock } from './lock.js';
 import { MetaFile } from './meta-file.js';
 import { createPatternRepository } from './patterns-repo.js';
+import { JsonScopeDeleter, type DeletionStepHook } from './scope-deletion.js';
 import { ScopeRegistry } from './scope-registry.js';
 import {
   createAnalyticsRepository, createEvalRepository, createFeedbackRepository, createMetricsRepository,
@@ -22,6 +24,8 @@ export interface JsonStorageOptions {
   compactAfterBytes?: number;
   /** Score vectors with the plain JS loop instead of WebAssembly SIMD (for comparison tests). */
   preferJsKernel?: boolean;
+  /** Test seam of governance deletions: called after each step (crash tests stop there). */
+  onDeletionStep?: DeletionStepHook;
 }
 
 export interface JsonStorage extends Storage {
@@ -79,6 +83,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
   const meta = new MetaFile(dataPath);
   const settings = createJsonSettingsStore(dataPath);
   let jobQueue: JsonJobQueue;
+  let deleter: JsonScopeDeleter;
   try {
     const started = performance.now();
     await removeStaleTemps(dataPath);
@@ -86,6 +91,9 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     await audit.init();
     await registry.loadAll();
     jobQueue = await JsonJobQueue.open(dataPath);
+    deleter = new JsonScopeDeleter({ dataPath, registry, settings, jobs: jobQueue, audit, onStep: opts.onDeletionStep });
+    // A deletion a crash interrupted is finished before anything is served: whole or gone.
+    await deleter.replay();
     instruments.storageOp('json', 'load', (performance.now() - started) / 1000);
   } catch (err) {
     await registry.closeAll().catch(() => undefined);
@@ -116,7 +124,15 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
-    audit: wrap('audit', { append: (e) => audit.append(e), list: (f) => audit.list(f) } satisfies Storage['audit']),
+    audit: wrap('audit', {
+      append: (e) => audit.append(e),
+      list: (f) => audit.list(f),
+      scrub: (target) => audit.scrub((e) => targetCovers(target, e)),
+    } satisfies Storage['audit']),
+    governance: wrap('governance', {
+      countScope: (target, o) => deleter.countScope(target, o),
+      deleteScope: (target, o) => deleter.deleteScope(target, o),
+    } satisfies Storage['governance']),
     meta: wrap('meta', {
       getEmbeddingInfo: async () => meta.embedding,
       setEmbeddingInfo: (info) => meta.setEmbedding(info),

@@ -1,3 +1,4 @@
+import { targetCovers, type DeletionTarget } from '../../../core/governance.js';
 import type { Scope } from '../../../core/types.js';
 import {
   isFinished, publicJob, type JobRecord, type JobRepository, type JobStatus, type NewJob, type StaleOutcome, type StoredJob,
@@ -157,6 +158,26 @@ export class JsonJobQueue implements JobRepository {
   deleteScope(scope: Scope): Promise<number> {
     assertScope(scope);
     return this.remove((j) => sameScope(j, scope));
+  }
+
+  /**
+   * Governance deletion: the target's jobs, except running ones of the kept operations. The log
+   * is then compacted, always (a replayed deletion finds nothing left to remove but may still
+   * find the jobs' lines in the journal), so their payloads leave the files, not only the queue.
+   */
+  async deleteTarget(target: DeletionTarget, keepRunningOperations: string[]): Promise<number> {
+    const removed = await this.remove((j) => this.inTarget(j, target, keepRunningOperations));
+    await this.serial(() => this.log.compact(this.jobs.values()));
+    return removed;
+  }
+
+  /** What deleteTarget would delete now. */
+  countTarget(target: DeletionTarget, keepRunningOperations: string[]): number {
+    return [...this.jobs.values()].filter((j) => this.inTarget(j, target, keepRunningOperations)).length;
+  }
+
+  private inTarget(j: StoredJob, target: DeletionTarget, keep: string[]): boolean {
+    return targetCovers(target, j) && !(j.status === 'running' && keep.includes(j.operation));
   }
 
   subscribe(listener: () => void): () => void {

@@ -9,13 +9,14 @@ import { assertVector, encodeVector, normalized } from './vector-codec.js';
 function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {
   if (!f) return true;
   if (f.classification !== undefined && p.classification !== f.classification) return false;
+  if (f.classifications !== undefined && !f.classifications.includes(p.classification)) return false;
   if (f.source !== undefined && p.source !== f.source) return false;
   if (f.min_score !== undefined && !(p.success_score >= f.min_score)) return false;
   return true;
 }
 
 function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
-  return !!f && (f.classification !== undefined || f.source !== undefined || f.min_score !== undefined);
+  return !!f && (f.classification !== undefined || f.classifications !== undefined || f.source !== undefined || f.min_score !== undefined);
 }
 
 function assertDimension(store: ScopeStore, unit: Float32Array): void {
@@ -157,6 +158,20 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         const present = wanted.filter((id) => store.state.patterns.has(id));
         return present.length === 0 ? null : { op: { op: 'reuse', ids: present, d: delta, at } };
       });
+    },
+
+    async classify(scope, id, classification) {
+      const store = registry.forRead(scope);
+      if (!store || !isPatternId(id)) return null;
+      let updated: PatternRecord | null = null;
+      // Decided against the state at append time: a reuse bump in flight is never overwritten.
+      await store.mutate(() => {
+        const current = store.state.patterns.get(id);
+        if (!current) return null;
+        updated = { ...current, classification };
+        return { op: { op: 'put', p: updated } };
+      });
+      return updated === null ? null : { ...(updated as PatternRecord) };
     },
 
     async setVector(scope, id, vector) {

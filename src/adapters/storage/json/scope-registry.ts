@@ -1,5 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { targetCovers, type DeletionTarget } from '../../../core/governance.js';
+import { UnavailableError } from '../../../core/errors.js';
 import type { Scope } from '../../../core/types.js';
 import { assertScope, isScopeIdName, PROJECTS_DIR, scopeDir, scopeKey, TENANTS_DIR } from './ids.js';
 import { ScopeStore, type ScopeStoreOptions } from './scope-store.js';
@@ -21,6 +23,8 @@ async function subdirs(dir: string): Promise<string[]> {
  */
 export class ScopeRegistry {
   private readonly stores = new Map<string, { scope: Scope; store: ScopeStore }>();
+  /** Targets being deleted: their scopes read as empty and refuse writes until the deletion ends. */
+  private readonly deleting = new Set<DeletionTarget>();
 
   constructor(
     private readonly dataPath: string,
@@ -41,12 +45,16 @@ export class ScopeRegistry {
   /** The scope's store, or null when it has never been written (after validating the ids). */
   forRead(scope: Scope): ScopeStore | null {
     assertScope(scope);
+    if (this.isBlocked(scope)) return null;
     return this.stores.get(scopeKey(scope))?.store ?? null;
   }
 
   /** The scope's store, created (in memory; on disk at its first write) when missing. */
   forWrite(scope: Scope): ScopeStore {
     assertScope(scope);
+    if (this.isBlocked(scope)) {
+      throw new UnavailableError(`project ${scope.tenant_id}/${scope.project_id} is being deleted; try again in a moment`);
+    }
     const key = scopeKey(scope);
     let entry = this.stores.get(key);
     if (!entry) {
@@ -55,6 +63,34 @@ export class ScopeRegistry {
       this.stores.set(key, entry);
     }
     return entry.store;
+  }
+
+  /** Blocks the target's scopes (reads see nothing, writes are refused) until the returned release. */
+  block(target: DeletionTarget): () => void {
+    const own = { ...target };
+    this.deleting.add(own);
+    return () => this.deleting.delete(own);
+  }
+
+  /**
+   * Takes the target's scopes out of the registry and closes their stores (in-flight journal
+   * writes finish first). Their files stay for the caller to remove.
+   */
+  async detach(target: DeletionTarget): Promise<{ scope: Scope; store: ScopeStore }[]> {
+    const found = [...this.stores.entries()].filter(([, e]) => targetCovers(target, e.scope));
+    for (const [key] of found) this.stores.delete(key);
+    await Promise.all(found.map(([, e]) => e.store.close()));
+    return found.map(([, e]) => e);
+  }
+
+  /** The target's loaded scopes (blocked or not). */
+  scopesOf(target: DeletionTarget): { scope: Scope; store: ScopeStore }[] {
+    return [...this.stores.values()].filter((e) => targetCovers(target, e.scope));
+  }
+
+  private isBlocked(scope: Scope): boolean {
+    for (const target of this.deleting) if (targetCovers(target, scope)) return true;
+    return false;
   }
 
   entries(): { scope: Scope; store: ScopeStore }[] {

@@ -73,6 +73,13 @@ class DocumentFiles {
     return run;
   }
 
+  /** Drops cached documents under `dir` (their files were deleted). */
+  async forget(dir: string): Promise<void> {
+    await this.settle();
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
+    for (const file of [...this.cache.keys()]) if (file.startsWith(prefix)) this.cache.delete(file);
+  }
+
   /** Waits for every pending write (close). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.writes.values()]);
@@ -109,6 +116,8 @@ function assertDays(days: number | null): void {
 export interface JsonSettingsStore {
   rollups: RollupRepository;
   projects: ProjectSettingsRepository;
+  /** Waits for in-flight writes, then forgets cached documents under `dir` (deleted). */
+  forget(dir: string): Promise<void>;
   /** Waits for in-flight writes. */
   close(): Promise<void>;
 }
@@ -157,5 +166,5 @@ export function createJsonSettingsStore(dataPath: string): JsonSettingsStore {
     },
   };
 
-  return { rollups, projects, close: () => files.settle() };
+  return { rollups, projects, forget: (dir) => files.forget(dir), close: () => files.settle() };
 }

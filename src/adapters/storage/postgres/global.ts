@@ -1,3 +1,4 @@
+import { scrubAudit } from './governance.js';
 import type { AuditEvent, EmbeddingInfo, RoiEvent, Scope } from '../../../core/types.js';
 import type { AnalyticsRepository, AuditRepository, MetaRepository } from '../../../ports/storage.js';
 import type { Logger } from '../../../ports/observability.js';
@@ -114,6 +115,10 @@ export function createAuditRepository(db: Db): AuditRepository {
         'audit.list',
       );
       return res.rows.map((r) => ({ ...r, at: iso(r.at) }));
+    },
+
+    async scrub(target) {
+      return db.tx('audit.scrub', (q) => scrubAudit(q, target));
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
 import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
+import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
@@ -71,6 +72,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     projects: createProjectSettingsRepository(db),
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
+    governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
     jobs,
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {

@@ -135,6 +135,16 @@ export function createKeyRepository(db: Db): KeyRepository {
       return res.rowCount ?? 0;
     },
 
+    async countActive(target) {
+      const res = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM api_keys
+         WHERE tenant_id = $1 AND ($2::text IS NULL OR project_id = $2) AND revoked_at IS NULL`,
+        [target.tenant_id, target.project_id ?? null],
+        'keys.countActive',
+      );
+      return res.rows[0].n;
+    },
+
     async rotate(scope, keyId, secret) {
       if (!UUID.test(keyId)) return null;
       return db.tx('keys.rotate', async (q) => {

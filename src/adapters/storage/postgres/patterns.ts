@@ -153,6 +153,17 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       stats.noteWrites(res.rowCount ?? 0);
     },
 
+    async classify(scope, id, classification) {
+      // classification is not an indexed column: a HOT update like reuse counting.
+      const res = await db.query<PatternRow>(
+        `UPDATE patterns SET classification = $4 WHERE tenant_id = $1 AND project_id = $2 AND id = $3 RETURNING ${PATTERN_COLUMNS}`,
+        [scope.tenant_id, scope.project_id, id, classification],
+        'patterns.classify',
+      );
+      stats.noteWrites(res.rowCount ?? 0);
+      return res.rows.length ? rowToPattern(res.rows[0]) : null;
+    },
+
     async setVector(scope, id, vector) {
       const res = await db.query(
         'UPDATE patterns SET dim = $4, embedding = $5::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3',

@@ -75,6 +75,10 @@ export function scopeWhere(scope: Scope, filter: PatternFilter | undefined, para
     params.push(filter.classification);
     parts.push(`classification = $${params.length}`);
   }
+  if (filter?.classifications !== undefined) {
+    params.push(filter.classifications);
+    parts.push(`classification = ANY($${params.length}::text[])`);
+  }
   if (filter?.source !== undefined) {
     params.push(filter.source);
     parts.push(`source = $${params.length}`);

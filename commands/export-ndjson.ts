@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { GovernanceClient, type ServiceClient } from '../src/client/index.js';
+import { CLASSIFICATIONS, type Classification } from '../src/core/types.js';
+import type { Io } from './shared/context.js';
+import { UsageError } from './shared/exit-codes.js';
+import type { Output } from './shared/output.js';
+
+/** `--classification public,internal` → the list (each name checked before any request). */
+export function classificationList(value: string): Classification[] {
+  const names = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = names.filter((n) => !(CLASSIFICATIONS as readonly string[]).includes(n));
+  if (names.length === 0 || bad.length > 0) {
+    throw new InvalidArgumentError(`expected a comma-separated list of ${CLASSIFICATIONS.join(', ')}${bad.length ? ` (not: ${bad.join(', ')})` : ''}`);
+  }
+  return names as Classification[];
+}
+
+const countLines = (chunk: Buffer) => {
+  let n = 0;
+  for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) n++;
+  return n;
+};
+
+/**
+ * `service export --ndjson`: streams GET /v1/governance/export chunk by chunk to stdout or to
+ * a file (a temp file renamed into place once complete, so a broken transfer never leaves a
+ * truncated export under the final name). Progress (records so far) on a TTY stderr.
+ */
+export async function exportNdjson(
+  client: ServiceClient,
+  out: Output,
+  io: Io,
+  opts: { output?: string; classifications?: Classification[] },
+): Promise<void> {
+  const { body } = await new GovernanceClient(client).exportNdjsonRaw({ classifications: opts.classifications });
+  let records = 0;
+  const tick = (chunk: Buffer) => {
+    records += countLines(chunk);
+    out.progress(`exported ${records} patterns…`);
+  };
+  if (opts.output === undefined) {
+    for await (const chunk of body) {
+      io.stdout.write(chunk.toString('utf8'));
+      tick(chunk);
+    }
+    out.progressDone();
+    return;
+  }
+  const path = resolve(opts.output);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let handle;
+  try {
+    handle = await open(temp, 'wx');
+  } catch (err) {
+    body.destroy();
+    throw new UsageError(`cannot write "${path}": ${(err as Error).message}`);
+  }
+  try {
+    for await (const chunk of body) {
+      await handle.write(chunk);
+      tick(chunk);
+    }
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, path);
+  } catch (err) {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw err;
+  } finally {
+    out.progressDone();
+  }
+  out.result({ count: records, output: path, format: 'ndjson' }, () => `exported ${records} patterns to ${path} (NDJSON)`);
+}

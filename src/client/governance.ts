@@ -1,0 +1,90 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import {
+  ClassifyResponse, DeletionResultResponse, NdjsonExportRecord, type DeletionResultResponse as DeletionResult,
+} from '../contracts/governance.js';
+import { JobAccepted } from '../contracts/jobs.js';
+import type { Classification } from '../core/types.js';
+import { ProtocolError } from './errors.js';
+import type { ServiceClient } from './service-client.js';
+
+export interface DeletionOptions {
+  /** Send `Prefer: respond-async`: the answer is a job to poll instead of the result. */
+  async?: boolean;
+}
+
+export interface NdjsonExportOptions {
+  /** Only these classifications (all when absent). */
+  classifications?: Classification[];
+}
+
+/** Typed calls of the governance endpoints beyond retention (SPEC "Governance"). */
+export class GovernanceClient {
+  constructor(private readonly client: ServiceClient) {}
+
+  /**
+   * GET /v1/governance/export as raw NDJSON chunks, for writing straight to a file; `filename`
+   * is the server's suggested download name.
+   */
+  async exportNdjsonRaw(options: NdjsonExportOptions = {}): Promise<{ filename: string | null; body: AsyncIterable<Buffer> & { destroy(): void } }> {
+    const query = options.classifications?.length ? { classification: options.classifications.join(',') } : undefined;
+    const { headers, body } = await this.client.stream('/v1/governance/export', { query, accept: 'application/x-ndjson' });
+    const filename = /filename="([^"]+)"/.exec(headers['content-disposition'] ?? '')?.[1] ?? null;
+    return { filename, body };
+  }
+
+  /** GET /v1/governance/export, one validated record per line, read as the stream arrives. */
+  async *exportNdjson(options: NdjsonExportOptions = {}): AsyncGenerator<NdjsonExportRecord> {
+    const { body } = await this.exportNdjsonRaw(options);
+    const lines = createInterface({ input: Readable.from(body), crlfDelay: Infinity });
+    try {
+      let n = 0;
+      for await (const line of lines) {
+        n++;
+        if (line.trim() === '') continue;
+        const parsed = NdjsonExportRecord.safeParse(JSON.parse(line));
+        if (!parsed.success) throw new ProtocolError('/v1/governance/export', `line ${n} of the NDJSON export is not an export record`);
+        yield parsed.data;
+      }
+    } finally {
+      lines.close();
+      body.destroy();
+    }
+  }
+
+  /** PUT /v1/governance/patterns/{key}/classify → the updated pattern. */
+  classify(key: string, classification: Classification): Promise<ClassifyResponse> {
+    return this.client.request('PUT', `/v1/governance/patterns/${encodeURIComponent(key)}/classify`, {
+      body: { classification },
+      schema: ClassifyResponse,
+    });
+  }
+
+  deleteProject(projectId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
+  deleteProject(projectId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
+  deleteProject(projectId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
+    return this.deletion('DELETE', `/v1/governance/projects/${encodeURIComponent(projectId)}`, options);
+  }
+
+  deleteTenant(tenantId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
+  deleteTenant(tenantId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
+  deleteTenant(tenantId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
+    return this.deletion('DELETE', `/v1/governance/tenants/${encodeURIComponent(tenantId)}`, options);
+  }
+
+  /** POST /v1/governance/delete-scope: the caller's own scope; dryRun only counts. */
+  deleteScope(options?: DeletionOptions & { dryRun?: boolean; async?: false }): Promise<DeletionResult>;
+  deleteScope(options: DeletionOptions & { dryRun?: boolean; async: true }): Promise<JobAccepted>;
+  deleteScope(options: DeletionOptions & { dryRun?: boolean } = {}): Promise<DeletionResult | JobAccepted> {
+    return this.deletion('POST', '/v1/governance/delete-scope', options, { dry_run: options.dryRun ?? false });
+  }
+
+  private deletion(method: 'DELETE' | 'POST', path: string, options: DeletionOptions, query?: Record<string, boolean>): Promise<DeletionResult | JobAccepted> {
+    if (options.async) {
+      return this.client.request(method, path, { query, headers: { prefer: 'respond-async' }, schema: JobAccepted });
+    }
+    return this.client.request(method, path, { query, schema: DeletionResultResponse });
+  }
+}
+
+export type { ClassifyResponse, DeletionResultResponse, NdjsonExportRecord } from '../contracts/governance.js';
