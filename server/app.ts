@@ -4,7 +4,7 @@ import type { App } from '../src/app.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticatorFor } from './auth/select.js';
 import { installAuth } from './plugins/auth.js';
-import { installErrorHandling } from './plugins/errors.js';
+import { frameworkErrorHandler, installErrorHandling } from './plugins/errors.js';
 import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
@@ -48,6 +48,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
   });
 
   if (config.corsOrigins.length > 0) {

@@ -50,6 +50,23 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
   });
 }
 
+/**
+ * Fastify answers some malformed requests before any hook runs (a URL whose percent-encoding
+ * is not UTF-8, a path parameter over the router's length limit): same `{detail}` shape as
+ * every other error, and the URL is not echoed back.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const detail = FRAMEWORK_DETAIL[error.code] ?? 'malformed request';
+  void reply.status(status).send({ detail, request_id: request.id });
+}
+
+const FRAMEWORK_DETAIL: Record<string, string> = {
+  FST_ERR_BAD_URL: 'the URL has a component that is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is too long',
+  FST_ERR_ASYNC_CONSTRAINT: 'the request does not match any route constraint',
+};
+
 export function mapError(error: unknown, maxBodySize: number): Mapped {
   if (error instanceof QuotaExceededError) {
     return {

@@ -1,6 +1,7 @@
 import { DomainError, QuotaExceededError, UnavailableError } from '../core/errors.js';
 import { redactFields } from '../core/redaction.js';
 import { tokenJaccard } from '../core/text.js';
+import { isMeaningfulVector, storableVector } from '../core/vector.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { auditRedaction, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -109,7 +110,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
 async function embedTask(deps: ServiceDeps, task: string): Promise<Float32Array> {
   try {
     const [vector] = await deps.embedder.embed([task]);
-    return vector;
+    // A task the model reduces to nothing is stored with a zero vector (core/vector.ts).
+    return storableVector(vector);
   } catch (err) {
     if (err instanceof DomainError) throw err;
     throw new UnavailableError('the embedding model is unavailable; try again later', { cause: err });
@@ -135,6 +137,8 @@ async function findNearIdentical(
   vector: Float32Array,
   task: string,
 ): Promise<PatternRecord | null> {
+  // No meaning, no neighbours by meaning (BEHAVIOR.md Learn 5 needs similarity ≥ 0.9).
+  if (!isMeaningfulVector(vector)) return null;
   const nearest = await deps.storage.patterns.search(scope, vector, NEAR_IDENTICAL_CANDIDATES);
   for (const { pattern, similarity } of nearest) {
     if (similarity < NEAR_IDENTICAL_SIMILARITY) break;

@@ -1,6 +1,7 @@
 import { QuotaExceededError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
+import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
@@ -106,7 +107,7 @@ export async function importRecords(
     if (writes.length === 0) continue;
     await enforceImportQuota(deps, scope, ctx, writes.filter((w) => !w.replace).length);
 
-    const vectors = await deps.embedder.embed(writes.map((w) => w.record.task));
+    const vectors = (await deps.embedder.embed(writes.map((w) => w.record.task))).map(storableVector);
     await writeBatch(deps, scope, writes, vectors);
     imported += writes.length;
   }
