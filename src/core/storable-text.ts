@@ -6,7 +6,7 @@ import type { FeedbackCluster, PatternRecord } from './types.js';
  * other character, lone surrogates included (the driver sends them as U+FFFD), passes as is.
  */
 export function withoutNul(s: string): string {
-  return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s;
+  return s.includes('\u0000') ? s.split('\u0000').join('') : s;
 }
 
 const nullable = (s: string | null): string | null => (s === null ? null : withoutNul(s));

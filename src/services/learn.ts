@@ -36,7 +36,7 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   const { storage, clock } = deps;
   const started = clock.now();
 
-  const { task, code, output, redacted } = await redactInput(deps, scope, input, ctx);
+  const { task, code, output, run_id, author, redacted } = await redactInput(deps, scope, input, ctx);
   await enforcePatternQuota(deps, scope, ctx, started);
 
   const vector = await embedTask(deps, task);
@@ -56,7 +56,7 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
         output,
         eval_score: input.eval_score,
         success_score: input.eval_score,
-        run_id: input.run_id ?? existing.run_id,
+        run_id: run_id ?? existing.run_id,
         redacted: existing.redacted || redacted,
         updated_at: now,
         // The replacement carries a fresh score: decay counts from now, not from the first learn.
@@ -72,10 +72,10 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
       eval_score: input.eval_score,
       success_score: input.eval_score,
       reuse_count: 0,
-      run_id: input.run_id ?? null,
+      run_id,
       classification: input.classification,
       source: input.source,
-      author: input.author ?? null,
+      author,
       expires_at: input.expires_at ?? null,
       redacted,
       created_at: now,
@@ -123,11 +123,16 @@ async function redactInput(
   scope: Scope,
   input: LearnInput,
   ctx: RequestContext,
-): Promise<{ task: string; code: string; output: string | null; redacted: boolean }> {
-  if (!deps.config.redaction) return { task: input.task, code: input.code, output: input.output ?? null, redacted: false };
-  const { fields, counts, redacted } = redactFields({ task: input.task, code: input.code, output: input.output ?? null });
+): Promise<{ task: string; code: string; output: string | null; run_id: string | null; author: string | null; redacted: boolean }> {
+  const given = { task: input.task, code: input.code, output: input.output ?? null, run_id: input.run_id ?? null, author: input.author ?? null };
+  if (!deps.config.redaction) return { ...given, redacted: false };
+  // Every free-text field a caller sends is redacted, run_id and author too (issue 18, 11).
+  const { fields, counts, redacted } = redactFields(given);
   if (redacted) await auditRedaction(deps, scope, ctx, counts, 'learn');
-  return { task: fields.task ?? '', code: fields.code ?? '', output: fields.output ?? null, redacted };
+  return {
+    task: fields.task ?? '', code: fields.code ?? '', output: fields.output ?? null,
+    run_id: fields.run_id ?? null, author: fields.author ?? null, redacted,
+  };
 }
 
 /** The nearest stored pattern whose task is near-identical (meaning AND wording), if any. */

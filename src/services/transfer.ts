@@ -163,12 +163,17 @@ function toPatternRecord(
   let task = r.task;
   let code = r.code;
   let output = r.output ?? null;
+  let run_id = r.run_id ?? null;
+  let author = r.author ?? null;
   let redacted = r.redacted ?? false;
   if (deps.config.redaction) {
-    const result = redactFields({ task, code, output });
+    // Every free-text field a caller sends, not only the three big ones (issue 18, 11).
+    const result = redactFields({ task, code, output, run_id, author });
     task = result.fields.task ?? '';
     code = result.fields.code ?? '';
     output = result.fields.output ?? null;
+    run_id = result.fields.run_id ?? null;
+    author = result.fields.author ?? null;
     if (result.redacted) {
       redacted = true;
       mergeCounts(redactionCounts, result.counts);
@@ -183,10 +188,10 @@ function toPatternRecord(
     eval_score: r.eval_score,
     success_score: r.success_score ?? r.eval_score,
     reuse_count: r.reuse_count ?? 0,
-    run_id: r.run_id ?? null,
+    run_id,
     classification: r.classification ?? 'internal',
     source: r.source ?? 'import',
-    author: r.author ?? null,
+    author,
     expires_at: r.expires_at ?? null,
     redacted,
     created_at,

@@ -10,44 +10,12 @@ import type { LightMyRequestResponse } from 'fastify';
 import { registeredRoutes } from '../../server/route-registry.js';
 import { BAD_NUMBERS, BAD_TEXTS, deepNesting } from '../fixtures/bad-input/corpus.js';
 import { requirePostgres } from '../support/pg.js';
-import { BOOTSTRAP_TOKEN, bearer, perFileDatabase, provisionKey, startDbServer } from './db-auth-helpers.js';
+import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
+import { perFileDatabase } from './db-auth-helpers.js';
 import { startServer } from './helpers.js';
 
 const hasPg = await requirePostgres('bad-input corpus');
 const database = perFileDatabase('badinput');
-
-type Call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => Promise<LightMyRequestResponse>;
-
-interface Harness {
-  call: Call;
-  /** Sends a raw (already serialised) body. */
-  raw(method: 'POST' | 'PUT', url: string, payload: string): Promise<LightMyRequestResponse>;
-  close(): Promise<void>;
-  keysEnabled: boolean;
-}
-
-const LIMITS = { SERVICE_RATE_LIMIT_DEFAULT: '1000000', SERVICE_RATE_LIMIT_EXPENSIVE: '1000000', SERVICE_RATE_LIMIT_PER_KEY: '1000000' };
-
-async function jsonHarness(): Promise<Harness> {
-  const t = await startServer(LIMITS);
-  return {
-    call: (method, url, body) => t.call(method, url, body),
-    raw: (method, url, payload) => t.server.inject({ method, url, payload, headers: { 'content-type': 'application/json' } }),
-    close: () => t.close(),
-    keysEnabled: false,
-  };
-}
-
-async function pgHarness(): Promise<Harness> {
-  const t = await startDbServer((await database.schema()).url, LIMITS, {}, { runJobs: false });
-  const auth = bearer((await provisionKey(t.keyStore, { tenant_id: 'default', project_id: 'default', role: 'owner' })).secret);
-  return {
-    call: (method, url, body) => t.call(method, url, body, auth),
-    raw: (method, url, payload) => t.server.inject({ method, url, payload, headers: { 'content-type': 'application/json', ...auth } }),
-    close: () => t.close(),
-    keysEnabled: true,
-  };
-}
 
 /** Percent-encodes every byte of the text's UTF-8 (lone surrogates as their WTF-8 bytes). */
 function encodeAll(text: string): string {
@@ -163,7 +131,7 @@ for (const storage of ['json', 'postgres'] as const) {
   describe.skipIf(storage === 'postgres' && !hasPg)(`bad-input corpus on ${storage} storage`, () => {
     let h: Harness;
     beforeAll(async () => {
-      h = storage === 'json' ? await jsonHarness() : await pgHarness();
+      h = storage === 'json' ? await jsonHarness() : await pgHarness(database);
       // A pattern for skills register to tag.
       const seeded = await h.call('POST', '/v1/import', { records: [{ key: 'patterns/corpus0', task: 'seed task for tags', code: 'x', eval_score: 5 }] });
       expect(seeded.statusCode).toBe(200);
