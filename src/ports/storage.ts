@@ -49,6 +49,19 @@ export interface PatternRepository {
    * Storages that offer it let `service migrate-data` copy vectors instead of re-embedding.
    */
   vectors?(scope: Scope, ids: string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * (+, optional) Writes one import batch atomically: every pattern (inserted with its first
+   * eval observation, or replacing the stored one when `replace`) or none of them. Import uses
+   * it when offered, so a failure mid-batch leaves nothing of that batch behind.
+   */
+  writeBatch?(scope: Scope, writes: BatchWrite[]): Promise<void>;
+}
+
+/** One pattern of an atomic import batch. */
+export interface BatchWrite {
+  record: PatternRecord;
+  vector: Float32Array;
+  replace: boolean;
 }
 
 export interface EvalRepository {

@@ -1,4 +1,4 @@
-import { QuotaExceededError } from '../core/errors.js';
+import { DomainError, QuotaExceededError, UnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
@@ -76,6 +76,10 @@ interface PlannedWrite {
 /**
  * POST /v1/import: re-embeds tasks in batches, keeps given keys (skipping existing ones
  * unless `overwrite`), redacts like learn does, and counts the result.
+ *
+ * Whole-request checks come before any write (issue 18, 3): every key is parsed and the
+ * pattern quota is checked for the whole import, so a refusal leaves the store untouched. A
+ * storage failure while writing answers 503 saying exactly how many records were written.
  */
 export async function importRecords(
   deps: ServiceDeps,
@@ -84,15 +88,45 @@ export async function importRecords(
   ctx: RequestContext,
 ): Promise<{ imported: number; skipped: number; total: number }> {
   const redactionCounts: RedactionCounts = {};
-  const seen = new Set<string>();
-  let imported = 0;
-  let skipped = 0;
+  const total = input.records.length;
+  const { batches, skipped } = await planImport(deps, scope, input, redactionCounts);
+  await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
 
+  let imported = 0;
+  for (const writes of batches) {
+    // The embedder failing is an outage before this batch's writes: report what is in.
+    const vectors = await embedForImport(deps, writes, imported, skipped, total);
+    try {
+      await writeBatch(deps, scope, writes, vectors);
+    } catch (err) {
+      throw new UnavailableError(
+        `import stopped by a storage failure: ${imported} of ${total} records were written before this batch ` +
+          `(${skipped} skipped); records of the failed batch may be partly written: re-run the import with overwrite`,
+        { cause: err },
+      );
+    }
+    imported += writes.length;
+  }
+
+  if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
+  await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total });
+  return { imported, skipped, total };
+}
+
+/** Every record checked and turned into a planned write (or a skip) before anything is written. */
+async function planImport(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: { records: ImportRecordInput[]; overwrite: boolean },
+  redactionCounts: RedactionCounts,
+): Promise<{ batches: PlannedWrite[][]; skipped: number }> {
+  const seen = new Set<string>();
+  const batches: PlannedWrite[][] = [];
+  let skipped = 0;
   for (let start = 0; start < input.records.length; start += IMPORT_BATCH) {
     const batch = input.records.slice(start, start + IMPORT_BATCH);
     const givenIds = batch.flatMap((r, i) => (r.key ? [parsePatternKey(r.key, `records.${start + i}.key`)] : []));
     const existing = new Set((await deps.storage.patterns.getMany(scope, givenIds)).map((p) => p.id));
-
     const writes: PlannedWrite[] = [];
     for (const r of batch) {
       const id = r.key ? parsePatternKey(r.key) : newId(deps.clock.now());
@@ -104,17 +138,27 @@ export async function importRecords(
       seen.add(id);
       writes.push({ record: toPatternRecord(deps, id, r, redactionCounts), replace: exists });
     }
-    if (writes.length === 0) continue;
-    await enforceImportQuota(deps, scope, ctx, writes.filter((w) => !w.replace).length);
-
-    const vectors = (await deps.embedder.embed(writes.map((w) => w.record.task))).map(storableVector);
-    await writeBatch(deps, scope, writes, vectors);
-    imported += writes.length;
+    if (writes.length > 0) batches.push(writes);
   }
+  return { batches, skipped };
+}
 
-  if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
-  await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total: input.records.length });
-  return { imported, skipped, total: input.records.length };
+async function embedForImport(
+  deps: ServiceDeps,
+  writes: PlannedWrite[],
+  imported: number,
+  skipped: number,
+  total: number,
+): Promise<Float32Array[]> {
+  try {
+    return (await deps.embedder.embed(writes.map((w) => w.record.task))).map(storableVector);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new UnavailableError(
+      `the embedding model is unavailable: ${imported} of ${total} records were written (${skipped} skipped), the rest were not`,
+      { cause: err },
+    );
+  }
 }
 
 /**
@@ -124,6 +168,11 @@ export async function importRecords(
  */
 async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[], vectors: Float32Array[]): Promise<void> {
   const { patterns, evals } = deps.storage;
+  if (patterns.writeBatch) {
+    // Whole batch or nothing of it, where the storage can promise that (PostgreSQL).
+    await patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })));
+    return;
+  }
   const lastWriteOf = new Map<string, Promise<void>>();
   await Promise.all(
     writes.map(({ record, replace }, i) => {
@@ -143,8 +192,8 @@ async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[
 }
 
 /**
- * A key's max_patterns (as in learn) → 429 quota_exceeded before a batch that would pass it.
- * Batches imported before the refusal stay imported; the 429 reports the count they reached.
+ * A key's max_patterns (as in learn) → 429 quota_exceeded before anything is written when the
+ * import's new patterns would pass it.
  */
 async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
   const limit = ctx.max_patterns;
