@@ -180,6 +180,13 @@ export interface Storage {
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
   /**
+   * (+, optional) Runs `fn` while holding a lock on the scope that every process sharing this
+   * store respects (PostgreSQL: a transaction-level advisory lock). Learn's near-duplicate
+   * check and insert run under it, so concurrent identical learns store one pattern. Stores
+   * owned by one process (JSON) need none: the service's in-process lock suffices.
+   */
+  withScopeLock?<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;
+  /**
    * (+, optional) Stores with numbered migrations: the revision applied last, e.g.
    * `0003_fast_recall`, read with a real query (deep health uses it in place of ping).
    */

@@ -6,6 +6,7 @@ import { patternKey, type Classification, type PatternRecord, type Scope, type S
 import { auditRedaction, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
+import { scopeLocks } from './scope-lock.js';
 
 /** Learn input after contract parsing (defaults applied). */
 export interface LearnInput {
@@ -37,33 +38,32 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   const started = clock.now();
 
   const { task, code, output, run_id, author, redacted } = await redactInput(deps, scope, input, ctx);
-  await enforcePatternQuota(deps, scope, ctx, started);
-
   const vector = await embedTask(deps, task);
   const now = clock.now().toISOString();
-  const existing = await findNearIdentical(deps, scope, vector, task);
 
-  let stored: boolean;
-  let patternId: string;
-  if (existing) {
-    patternId = existing.id;
-    // A better run of the same task replaces the old solution in place (key and reuse_count kept).
-    stored = input.eval_score > existing.success_score;
-    if (stored) {
-      await storage.patterns.update(scope, {
-        ...existing,
-        code,
-        output,
-        eval_score: input.eval_score,
-        success_score: input.eval_score,
-        run_id: run_id ?? existing.run_id,
-        redacted: existing.redacted || redacted,
-        updated_at: now,
-        // The replacement carries a fresh score: decay counts from now, not from the first learn.
-        last_aged_at: now,
-      });
+  // Quota, near-identical check and write are one decision per scope (issue 18, 4).
+  const { stored, patternId } = await scopeLocks(storage).run(scope, async () => {
+    await enforcePatternQuota(deps, scope, ctx, started);
+    const existing = await findNearIdentical(deps, scope, vector, task);
+    if (existing) {
+      // A better run of the same task replaces the old solution in place (key and reuse_count kept).
+      const better = input.eval_score > existing.success_score;
+      if (better) {
+        await storage.patterns.update(scope, {
+          ...existing,
+          code,
+          output,
+          eval_score: input.eval_score,
+          success_score: input.eval_score,
+          run_id: run_id ?? existing.run_id,
+          redacted: existing.redacted || redacted,
+          updated_at: now,
+          // The replacement carries a fresh score: decay counts from now, not from the first learn.
+          last_aged_at: now,
+        });
+      }
+      return { stored: better, patternId: existing.id };
     }
-  } else {
     const record: PatternRecord = {
       id: newId(clock.now()),
       task,
@@ -83,9 +83,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
       last_aged_at: null,
     };
     await storage.patterns.insert(scope, record, vector);
-    patternId = record.id;
-    stored = true;
-  }
+    return { stored: true, patternId: record.id };
+  });
 
   // The run's score is an eval observation of the pattern it landed on; it, the metrics and the
   // ROI event are independent writes, sent together.

@@ -29,6 +29,9 @@ const MIN_PGVECTOR = [0, 8];
  * Later connection loss surfaces as UnavailableError (HTTP 503); the pool replaces broken
  * connections, so service resumes by itself once the database is back.
  */
+/** First key of the scope advisory locks (the second is a hash of the scope), apart from other locks. */
+const SCOPE_LOCK_CLASS = 18_004;
+
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
   if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
   const logger = opts.logger ?? silentLogger;
@@ -75,6 +78,15 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
+    },
+    withScopeLock(scope, fn) {
+      // The lock lives in a transaction of its own connection and ends with it; `fn` works on
+      // other pooled connections. Callers hold an in-process lock first, so each process has
+      // at most one connection waiting here per scope (no pool exhaustion).
+      return db.tx('scope.lock', async (q) => {
+        await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`]);
+        return fn();
+      });
     },
     async schemaRevision() {
       const res = await db.query<{ version: number; name: string }>(
