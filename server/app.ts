@@ -49,7 +49,13 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
+    // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
+    // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
+    requestTimeout: config.server.timeouts.requestMs,
+    keepAliveTimeout: config.server.timeouts.keepAliveMs,
   });
+  // Node requires headersTimeout ≤ requestTimeout.
+  server.server.headersTimeout = Math.min(config.server.timeouts.headersMs, config.server.timeouts.requestMs);
 
   if (config.corsOrigins.length > 0) {
     // Registered first: its hook answers preflights before auth would refuse them.

@@ -77,7 +77,12 @@ export interface Config {
   payment: { secretKey: string | null; webhookSecret: string | null };
   /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
   jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
-  server: { host: string; port: number };
+  /**
+   * server.timeouts (+): bounds on slow clients (issue 18, 8), in milliseconds: a whole request
+   * (SERVICE_REQUEST_TIMEOUT_SECONDS), its headers (SERVICE_HEADERS_TIMEOUT_SECONDS), and an
+   * idle keep-alive connection (SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS).
+   */
+  server: { host: string; port: number; timeouts: { requestMs: number; headersMs: number; keepAliveMs: number } };
 }
 
 const DEFAULT_MODELS: Record<Exclude<LlmProvider, 'none'>, string> = {
@@ -218,9 +223,9 @@ export function loadConfig(env: Env = process.env): Config {
       expensive: num(env, 'SERVICE_RATE_LIMIT_EXPENSIVE', 10, { min: 1, int: true }),
       perKey: num(env, 'SERVICE_RATE_LIMIT_PER_KEY', 120, { min: 1, int: true }),
     },
-    trustedProxies: str(env, 'SERVICE_TRUSTED_PROXIES') === null
-      ? ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']
-      : list(env, 'SERVICE_TRUSTED_PROXIES'),
+    // No proxy is trusted unless the operator names it (issue 18, 9): trusting private ranges
+    // let any peer on the network rotate X-Forwarded-For past the per-IP limit.
+    trustedProxies: list(env, 'SERVICE_TRUSTED_PROXIES'),
     maxBodySize: num(env, 'SERVICE_MAX_BODY_SIZE', 1_048_576, { min: 1024, int: true }),
     redaction: bool(env, 'SERVICE_REDACTION', true),
     maintenance: bool(env, 'SERVICE_MAINTENANCE', false),
@@ -240,6 +245,11 @@ export function loadConfig(env: Env = process.env): Config {
     server: {
       host: str(env, 'SERVICE_HOST') ?? '127.0.0.1',
       port: num(env, 'SERVICE_PORT', 8000, { min: 0, max: 65535, int: true }),
+      timeouts: {
+        requestMs: 1000 * num(env, 'SERVICE_REQUEST_TIMEOUT_SECONDS', 120, { min: 1, max: 3600 }),
+        headersMs: 1000 * num(env, 'SERVICE_HEADERS_TIMEOUT_SECONDS', 10, { min: 1, max: 600 }),
+        keepAliveMs: 1000 * num(env, 'SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS', 5, { min: 1, max: 600 }),
+      },
     },
   };
 
