@@ -3,6 +3,7 @@ import type { EmbeddingInfo } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
+import { configuredSecrets } from './config-secrets.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
@@ -43,7 +44,7 @@ export interface CreateAppOptions {
  * except a logger. An injected embedder is wrapped in the LRU cache like the real one.
  */
 export async function createApp(config: Config, overrides: Partial<ServiceDeps> = {}, options: CreateAppOptions = {}): Promise<App> {
-  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs });
+  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs, secrets: configuredSecrets(config) });
   const metrics = new PrometheusMetrics();
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
