@@ -86,10 +86,11 @@ export async function importRecords(
   scope: Scope,
   input: { records: ImportRecordInput[]; overwrite: boolean },
   ctx: RequestContext,
+  opts: ImportOptions = {},
 ): Promise<{ imported: number; skipped: number; total: number }> {
   const redactionCounts: RedactionCounts = {};
   const total = input.records.length;
-  const { batches, skipped } = await planImport(deps, scope, input, redactionCounts);
+  const { batches, skipped } = await planImport(deps, scope, input, redactionCounts, opts);
   await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
 
   let imported = 0;
@@ -113,23 +114,40 @@ export async function importRecords(
   return { imported, skipped, total };
 }
 
+export interface ImportOptions {
+  /**
+   * Records without a key get the id `<keyPrefix><index in base 36>` instead of a fresh one,
+   * so running the same import again (a job re-run after a crash or a stale takeover) finds
+   * them already there instead of storing duplicates (issue 18, 7). Lower-case letters and
+   * digits only; a job's id is one.
+   */
+  keyPrefix?: string;
+}
+
+/** Index width of derived ids: 10,000 records fit in 3 base-36 digits; 4 leave room. */
+const DERIVED_INDEX_WIDTH = 4;
+
 /** Every record checked and turned into a planned write (or a skip) before anything is written. */
 async function planImport(
   deps: ServiceDeps,
   scope: Scope,
   input: { records: ImportRecordInput[]; overwrite: boolean },
   redactionCounts: RedactionCounts,
+  opts: ImportOptions,
 ): Promise<{ batches: PlannedWrite[][]; skipped: number }> {
   const seen = new Set<string>();
   const batches: PlannedWrite[][] = [];
   let skipped = 0;
+  const derivedId = (index: number) =>
+    opts.keyPrefix === undefined ? null : `${opts.keyPrefix}${index.toString(36).padStart(DERIVED_INDEX_WIDTH, '0')}`;
   for (let start = 0; start < input.records.length; start += IMPORT_BATCH) {
     const batch = input.records.slice(start, start + IMPORT_BATCH);
-    const givenIds = batch.flatMap((r, i) => (r.key ? [parsePatternKey(r.key, `records.${start + i}.key`)] : []));
-    const existing = new Set((await deps.storage.patterns.getMany(scope, givenIds)).map((p) => p.id));
+    const knownIds = batch.map((r, i) => (r.key ? parsePatternKey(r.key, `records.${start + i}.key`) : derivedId(start + i)));
+    const lookup = knownIds.filter((id): id is string => id !== null);
+    const existing = new Set((await deps.storage.patterns.getMany(scope, lookup)).map((p) => p.id));
     const writes: PlannedWrite[] = [];
-    for (const r of batch) {
-      const id = r.key ? parsePatternKey(r.key) : newId(deps.clock.now());
+    for (const [i, r] of batch.entries()) {
+      const id = knownIds[i] ?? newId(deps.clock.now());
       const exists = existing.has(id) || seen.has(id);
       if (exists && !input.overwrite) {
         skipped++;

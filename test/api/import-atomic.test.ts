@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../../src/ports/embedder.js';
+import { systemContext } from '../../src/services/audit.js';
+import { jobOperation } from '../../src/services/job-operations.js';
 import { adminQuery, requirePostgres } from '../support/pg.js';
 import { jsonHarness } from './both-storages.js';
 import { bearer, perFileDatabase, provisionKey, startDbServer } from './db-auth-helpers.js';
@@ -69,6 +71,28 @@ describe('import on JSON storage', () => {
       expect(res.statusCode).toBe(503);
       expect(res.json().detail).toMatch(/128 of 200 records were written \(0 skipped\), the rest were not/);
       expect((await h.call('GET', '/v1/export')).json().count).toBe(128);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('import job re-runs (issue 18, 7)', () => {
+  it('running the same import job twice (a re-run after a crash) stores each keyless record once', async () => {
+    const h = await jsonHarness();
+    try {
+      const keyless = Array.from({ length: 70 }, (_, i) => ({ task: `keyless imported task ${i}`, code: `k${i}()`, eval_score: 6 }));
+      const op = jobOperation('import')!;
+      const scope = { tenant_id: 'default', project_id: 'default' };
+      const input = { records: keyless, overwrite: false };
+      const first = await op.run(h.app.deps, scope, input, systemContext, { job_id: 'job0000000000abc12' });
+      expect(first).toEqual({ imported: 70, skipped: 0, total: 70 });
+      const rerun = await op.run(h.app.deps, scope, input, systemContext, { job_id: 'job0000000000abc12' });
+      expect(rerun).toEqual({ imported: 0, skipped: 70, total: 70 });
+      expect((await h.call('GET', '/v1/export')).json().count).toBe(70);
+      // Another job with the same records is another import: its records are its own.
+      await op.run(h.app.deps, scope, { records: keyless.slice(0, 2), overwrite: false }, systemContext, { job_id: 'job0000000000abc13' });
+      expect((await h.call('GET', '/v1/export')).json().count).toBe(72);
     } finally {
       await h.close();
     }
