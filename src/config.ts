@@ -24,7 +24,12 @@ export interface Config {
   storage: 'json' | 'postgres';
   dataPath: string;
   databaseUrl: string | null;
-  db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  /**
+   * waitSeconds (+, SERVICE_DB_WAIT_SECONDS): null (unset) starts at once even when PostgreSQL
+   * is down, answering 503 until it appears; a number waits at most that long for it at
+   * startup and then fails (0: fail at once).
+   */
+  db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number; waitSeconds: number | null };
   llm: {
     provider: LlmProvider;
     /** Model id; a per-provider default when unset. */
@@ -182,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
       poolMax: num(env, 'SERVICE_DB_POOL_MAX', 10, { min: 1, max: 1000, int: true }),
       statementTimeoutMs: num(env, 'SERVICE_DB_STATEMENT_TIMEOUT_MS', 15000, { min: 0, int: true }),
       connectTimeoutMs: num(env, 'SERVICE_DB_CONNECT_TIMEOUT_MS', 5000, { min: 0, int: true }),
+      waitSeconds: str(env, 'SERVICE_DB_WAIT_SECONDS') === null ? null : num(env, 'SERVICE_DB_WAIT_SECONDS', 0, { min: 0, max: 86_400 }),
     },
     llm: {
       provider,
