@@ -91,8 +91,31 @@ export function mapError(error: unknown, maxBodySize: number): Mapped {
     const errors = error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'body', message: i.message }));
     return { status: 422, body: { detail: 'invalid request', errors } };
   }
-  return mapFastifyError(error as FastifyError, maxBodySize);
+  return mapStorageFault(error) ?? mapFastifyError(error as FastifyError, maxBodySize);
 }
+
+/**
+ * The file system refusing a write (JSON storage, issue 18, 5): a full disk is 507, an I/O or
+ * read-only fault 503, each naming the cause; the refused write is not visible (the store
+ * reloads from disk), and writes resume by themselves once the cause is gone.
+ */
+function mapStorageFault(error: unknown): Mapped | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string') return null;
+  const why = STORAGE_FAULTS[code];
+  if (!why) return null;
+  return {
+    status: why.status,
+    body: { detail: `storage write failed: ${why.text} (${code}); a write that was not acknowledged is not kept: retry once that is resolved` },
+  };
+}
+
+const STORAGE_FAULTS: Record<string, { status: number; text: string }> = {
+  ENOSPC: { status: 507, text: 'the disk is full' },
+  EDQUOT: { status: 507, text: 'the disk quota is exhausted' },
+  EIO: { status: 503, text: 'the disk reported an I/O error' },
+  EROFS: { status: 503, text: 'the file system is read-only' },
+};
 
 function mapFastifyError(error: FastifyError, maxBodySize: number): Mapped {
   switch (error?.code) {
