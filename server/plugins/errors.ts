@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   llm_not_configured: 501,
   bad_gateway: 502,
   unavailable: 503,
+  insufficient_storage: 507,
   internal: 500,
 };
 

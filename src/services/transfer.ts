@@ -1,4 +1,4 @@
-import { DomainError, QuotaExceededError, UnavailableError } from '../core/errors.js';
+import { DomainError, InsufficientStorageError, QuotaExceededError, UnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
@@ -100,11 +100,14 @@ export async function importRecords(
     try {
       await writeBatch(deps, scope, writes, vectors);
     } catch (err) {
-      throw new UnavailableError(
-        `import stopped by a storage failure: ${imported} of ${total} records were written before this batch ` +
-          `(${skipped} skipped); records of the failed batch may be partly written: re-run the import with overwrite`,
-        { cause: err },
-      );
+      if (err instanceof DomainError) throw err;
+      // Storages with atomic batches (both adapters) leave nothing of the failed batch behind.
+      const atomic = deps.storage.patterns.writeBatch !== undefined;
+      const message =
+        `import stopped by a storage failure${describeFault(err)}: ${imported} of ${total} records were written ` +
+        `(${skipped} skipped)${atomic ? ', none of the rest' : '; records of the failed batch may be partly written'}: ` +
+        're-run the import (records already stored are skipped)';
+      throw isOutOfSpace(err) ? new InsufficientStorageError(message, { cause: err }) : new UnavailableError(message, { cause: err });
     }
     imported += writes.length;
   }
@@ -126,6 +129,12 @@ export interface ImportOptions {
 
 /** Index width of derived ids: 10,000 records fit in 3 base-36 digits; 4 leave room. */
 const DERIVED_INDEX_WIDTH = 4;
+
+const isOutOfSpace = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes(String((err as NodeJS.ErrnoException | null)?.code));
+const describeFault = (err: unknown) => {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
+};
 
 /** Every record checked and turned into a planned write (or a skip) before anything is written. */
 async function planImport(

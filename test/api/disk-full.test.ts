@@ -88,6 +88,12 @@ describe.skipIf(problem !== null)('JSON storage on a full disk', () => {
       const recalled = (await server.inject({ method: 'POST', url: '/v1/recall', payload: { task: 'resize every image in a folder', readonly: true } })).json();
       expect(recalled.matches.map((m: { pattern: { task: string } }) => m.pattern.task)).not.toContain('resize every image in a folder');
 
+      // An import batch is one journal line: none of its records is visible after the refusal.
+      const records = Array.from({ length: 10 }, (_, i) => ({ key: `patterns/full${i}`, task: `imported while full ${i}`, code: 'y'.repeat(5000), eval_score: 5 }));
+      const imported = await server.inject({ method: 'POST', url: '/v1/import', payload: { records } });
+      expect(imported.statusCode, imported.body).toBe(507);
+      expect((await server.inject({ method: 'GET', url: '/v1/export' })).json().count).toBe(1);
+
       await unlink(filler);
       const resumed = await server.inject({ method: 'POST', url: '/v1/learn', payload: learn('send an HTTP request with retries') });
       expect(resumed.statusCode, resumed.body).toBe(200);
