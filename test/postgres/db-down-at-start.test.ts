@@ -102,6 +102,19 @@ describe.skipIf(!hasPg)('PostgreSQL down at startup', () => {
     }
   }, 60_000);
 
+  it('in DB auth mode too: an authenticated request answers 503 while the key store is unreachable', async () => {
+    const app = await createApp(loadConfig(env(downUrl, { SERVICE_AUTH_MODE: 'db', SERVICE_ALLOW_NO_AUTH: '' })), {}, { runJobs: false });
+    const server = await buildServer(app);
+    try {
+      const res = await server.inject({ method: 'GET', url: '/v1/metrics', headers: { authorization: `Bearer svc_${'a'.repeat(43)}` } });
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json().detail).toMatch(/not reachable yet/);
+    } finally {
+      await server.close();
+      await app.close();
+    }
+  });
+
   it('SERVICE_DB_WAIT_SECONDS bounds the wait: startup fails naming the database', async () => {
     await expect(createApp(loadConfig(env(downUrl, { SERVICE_DB_WAIT_SECONDS: '0' })), {}, { runJobs: false }))
       .rejects.toThrow(/cannot connect to PostgreSQL/);
