@@ -48,4 +48,18 @@ describe.skipIf(!hasPg)('concurrent identical learns on PostgreSQL', () => {
       await two.close();
     }
   });
+
+  it('learns in more scopes at once than the pool has connections all complete (no starvation)', async () => {
+    const t = await startDbServer((await database.schema()).url, { ...NO_RATE_LIMITS, SERVICE_DB_POOL_MAX: '2' }, {}, { runJobs: false });
+    try {
+      const auths = await Promise.all(
+        Array.from({ length: 6 }, async (_, i) => bearer((await provisionKey(t.keyStore, { tenant_id: 'default', project_id: `p${i}`, role: 'editor' })).secret)),
+      );
+      const answers = await Promise.all(auths.map((auth, i) => t.call('POST', '/v1/learn', body(i), auth)));
+      expect(answers.map((a) => a.statusCode)).toEqual(new Array(6).fill(200));
+      expect(answers.every((a) => a.json().stored)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import type { Config } from '../../../config.js';
+import { Semaphore } from '../../llm/semaphore.js';
 import { UnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
@@ -62,6 +63,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   const plannerStats = new PlannerStatistics(db, logger);
   plannerStats.start();
   let closed = false;
+  const lockSlots = new Semaphore(Math.max(1, config.db.poolMax - 1));
   return {
     kind: 'postgres',
     patterns: createPatternRepository(db, plannerStats),
@@ -82,11 +84,17 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     withScopeLock(scope, fn) {
       // The lock lives in a transaction of its own connection and ends with it; `fn` works on
       // other pooled connections. Callers hold an in-process lock first, so each process has
-      // at most one connection waiting here per scope (no pool exhaustion).
-      return db.tx('scope.lock', async (q) => {
-        await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`]);
-        return fn();
-      });
+      // at most one connection waiting here per scope (no pool exhaustion). A pool of one
+      // connection cannot hold the lock and work at once: only the in-process lock applies.
+      // Locks of different scopes held at once are capped one below the pool size, so at least
+      // one connection stays free for the work done under them (no starvation).
+      if (config.db.poolMax < 2) return fn();
+      return lockSlots.run(() =>
+        db.tx('scope.lock', async (q) => {
+          await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`]);
+          return fn();
+        }),
+      );
     },
     async schemaRevision() {
       const res = await db.query<{ version: number; name: string }>(
