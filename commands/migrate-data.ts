@@ -71,6 +71,7 @@ export function register(program: Command): void {
           [
             `copied ${report.patterns} patterns from ${report.scopes} scope${report.scopes === 1 ? '' : 's'} ` +
               `(${report.skipped} already present; vectors ${report.vectors})`,
+            report.nul_stripped > 0 ? `  ${report.nul_stripped} patterns held NUL characters (PostgreSQL cannot store them): copied without them` : '',
             `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}`,
             report.embedding ? `  embedding model: ${report.embedding.model} (${report.embedding.dimension} dimensions)` : '',
           ].filter(Boolean).join('\n'),

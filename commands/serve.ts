@@ -83,7 +83,7 @@ function withServerAddress(config: Config, opts: ServeOptions): Config {
   // Flags win over SERVICE_HOST / SERVICE_PORT; the rest of the frozen config is shared as is.
   return {
     ...config,
-    server: { host: opts.host ?? config.server.host, port: opts.port ?? config.server.port },
+    server: { ...config.server, host: opts.host ?? config.server.host, port: opts.port ?? config.server.port },
   };
 }
 

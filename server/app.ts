@@ -5,7 +5,7 @@ import { noopTracer } from '../src/ports/tracing.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticatorFor } from './auth/select.js';
 import { installAuth } from './plugins/auth.js';
-import { installErrorHandling } from './plugins/errors.js';
+import { frameworkErrorHandler, installErrorHandling } from './plugins/errors.js';
 import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
@@ -55,7 +55,14 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
+    // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
+    // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
+    requestTimeout: config.server.timeouts.requestMs,
+    keepAliveTimeout: config.server.timeouts.keepAliveMs,
   });
+  // Node requires headersTimeout ≤ requestTimeout.
+  server.server.headersTimeout = Math.min(config.server.timeouts.headersMs, config.server.timeouts.requestMs);
 
   if (config.corsOrigins.length > 0) {
     // Registered first: its hook answers preflights before auth would refuse them.

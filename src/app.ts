@@ -6,6 +6,8 @@ import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { bundledModelPath } from './adapters/embeddings/model-folder.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
+import { openWhenReachable, type Opened } from './adapters/storage/connect.js';
+import { configuredSecrets } from './config-secrets.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';
 import { systemClock } from './ports/clock.js';
@@ -54,13 +56,21 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     const id = tracer.currentTraceId();
     return id ? { trace_id: id } : {};
   };
-  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs, mixin: traceField });
+  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs, mixin: traceField, secrets: configuredSecrets(config) });
   tracer = overrides.tracer ?? (await createTracer(config, { logger, instrumentPg: config.storage === 'postgres' || effectiveAuthMode(config) === 'db' }));
   const metrics = new PrometheusMetrics();
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
 
-  let storage = overrides.storage ?? (await createStorage(config, { logger, instruments }));
+  let deferredStorage: Promise<Storage> | null = null;
+  let storage: Storage;
+  if (overrides.storage) {
+    storage = overrides.storage;
+  } else {
+    const opened = await createStorage(config, { logger, instruments });
+    storage = opened.value;
+    if (opened.deferred) deferredStorage = opened.ready;
+  }
   let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
   let reuseTiers: ServiceDeps['reuseTiers'];
@@ -73,7 +83,16 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     embedder = overrides.embedder
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
-    if (!options.allowEmbeddingMismatch) await checkEmbeddingInfo(storage, embedder, logger);
+    if (!options.allowEmbeddingMismatch) {
+      const check = checkEmbeddingInfo;
+      const usedEmbedder = embedder;
+      // A store still connecting (PostgreSQL down at startup) is checked once it answers.
+      if (deferredStorage) {
+        void deferredStorage.then((real) => check(real, usedEmbedder, logger)).catch((err: unknown) => logger.error({ err }, 'storage check failed'));
+      } else {
+        await check(storage, embedder, logger);
+      }
+    }
     reuseTiers = overrides.reuseTiers ?? await tiersFor(config, embedder);
     logger.info({ reuseTiers }, 'reuse-tier thresholds in force');
   } catch (err) {
@@ -123,20 +142,27 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   };
 }
 
-async function createStorage(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<Storage> {
+async function createStorage(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<Opened<Storage>> {
   if (config.storage === 'postgres') {
     // Loaded only when chosen, so the embedded default never pays for (or breaks on) pg.
     const { createPostgresStorage } = await import('./adapters/storage/postgres/index.js');
-    return createPostgresStorage(config, opts);
+    return openWhenReachable({
+      what: 'PostgreSQL storage', connect: () => createPostgresStorage(config, opts), waitSeconds: config.db.waitSeconds,
+      logger: opts.logger, constants: { kind: 'postgres' },
+    });
   }
   const { createJsonStorage } = await import('./adapters/storage/json/index.js');
-  return createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
+  const value = await createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
+  return { value, ready: Promise.resolve(value), deferred: false };
 }
 
 async function openKeyStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<KeyStore> {
   // Loaded only in DB auth mode, like the PostgreSQL storage.
   const { createPostgresKeyStore } = await import('./adapters/storage/postgres/keys.js');
-  return createPostgresKeyStore(config, opts);
+  const opened = await openWhenReachable({
+    what: 'PostgreSQL key store', connect: () => createPostgresKeyStore(config, opts), waitSeconds: config.db.waitSeconds, logger: opts.logger,
+  });
+  return opened.value;
 }
 
 function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {

@@ -25,7 +25,12 @@ export interface Config {
   storage: 'json' | 'postgres';
   dataPath: string;
   databaseUrl: string | null;
-  db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  /**
+   * waitSeconds (+, SERVICE_DB_WAIT_SECONDS): null (unset) starts at once even when PostgreSQL
+   * is down, answering 503 until it appears; a number waits at most that long for it at
+   * startup and then fails (0: fail at once).
+   */
+  db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number; waitSeconds: number | null };
   llm: {
     provider: LlmProvider;
     /** Model id; a per-provider default when unset. */
@@ -89,7 +94,12 @@ export interface Config {
   payment: { secretKey: string | null; webhookSecret: string | null };
   /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
   jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
-  server: { host: string; port: number };
+  /**
+   * server.timeouts (+): bounds on slow clients (issue 18, 8), in milliseconds: a whole request
+   * (SERVICE_REQUEST_TIMEOUT_SECONDS), its headers (SERVICE_HEADERS_TIMEOUT_SECONDS), and an
+   * idle keep-alive connection (SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS).
+   */
+  server: { host: string; port: number; timeouts: { requestMs: number; headersMs: number; keepAliveMs: number } };
 }
 
 const DEFAULT_MODELS: Record<Exclude<LlmProvider, 'none'>, string> = {
@@ -198,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
       poolMax: num(env, 'SERVICE_DB_POOL_MAX', 10, { min: 1, max: 1000, int: true }),
       statementTimeoutMs: num(env, 'SERVICE_DB_STATEMENT_TIMEOUT_MS', 15000, { min: 0, int: true }),
       connectTimeoutMs: num(env, 'SERVICE_DB_CONNECT_TIMEOUT_MS', 5000, { min: 0, int: true }),
+      waitSeconds: str(env, 'SERVICE_DB_WAIT_SECONDS') === null ? null : num(env, 'SERVICE_DB_WAIT_SECONDS', 0, { min: 0, max: 86_400 }),
     },
     llm: {
       provider,
@@ -244,9 +255,9 @@ export function loadConfig(env: Env = process.env): Config {
       expensive: num(env, 'SERVICE_RATE_LIMIT_EXPENSIVE', 10, { min: 1, int: true }),
       perKey: num(env, 'SERVICE_RATE_LIMIT_PER_KEY', 120, { min: 1, int: true }),
     },
-    trustedProxies: str(env, 'SERVICE_TRUSTED_PROXIES') === null
-      ? ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']
-      : list(env, 'SERVICE_TRUSTED_PROXIES'),
+    // No proxy is trusted unless the operator names it (issue 18, 9): trusting private ranges
+    // let any peer on the network rotate X-Forwarded-For past the per-IP limit.
+    trustedProxies: list(env, 'SERVICE_TRUSTED_PROXIES'),
     maxBodySize: num(env, 'SERVICE_MAX_BODY_SIZE', 1_048_576, { min: 1024, int: true }),
     redaction: bool(env, 'SERVICE_REDACTION', true),
     maintenance: bool(env, 'SERVICE_MAINTENANCE', false),
@@ -267,6 +278,11 @@ export function loadConfig(env: Env = process.env): Config {
     server: {
       host: str(env, 'SERVICE_HOST') ?? '127.0.0.1',
       port: num(env, 'SERVICE_PORT', 8000, { min: 0, max: 65535, int: true }),
+      timeouts: {
+        requestMs: 1000 * num(env, 'SERVICE_REQUEST_TIMEOUT_SECONDS', 120, { min: 1, max: 3600 }),
+        headersMs: 1000 * num(env, 'SERVICE_HEADERS_TIMEOUT_SECONDS', 10, { min: 1, max: 600 }),
+        keepAliveMs: 1000 * num(env, 'SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS', 5, { min: 1, max: 600 }),
+      },
     },
   };
 

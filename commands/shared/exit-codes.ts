@@ -72,6 +72,7 @@ const DOMAIN_EXIT_CODES: Record<ErrorCode, ExitCode> = {
   llm_not_configured: ExitCode.FAILURE,
   bad_gateway: ExitCode.FAILURE,
   unavailable: ExitCode.FAILURE,
+  insufficient_storage: ExitCode.FAILURE,
   internal: ExitCode.FAILURE,
 };
 

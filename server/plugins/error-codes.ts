@@ -15,6 +15,7 @@ const WIRE_CODES: Record<Exclude<ErrorCode, 'unavailable'>, WireErrorCode> = {
   payload_too_large: 'payload_too_large',
   llm_not_configured: 'llm_not_configured',
   bad_gateway: 'bad_gateway',
+  insufficient_storage: 'insufficient_storage',
   internal: 'internal_error',
 };
 

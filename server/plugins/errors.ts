@@ -19,6 +19,7 @@ const STATUS: Record<ErrorCode, number> = {
   llm_not_configured: 501,
   bad_gateway: 502,
   unavailable: 503,
+  insufficient_storage: 507,
   internal: 500,
 };
 
@@ -60,6 +61,23 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
   });
 }
 
+/**
+ * Fastify answers some malformed requests before any hook runs (a URL whose percent-encoding
+ * is not UTF-8, a path parameter over the router's length limit): same `{detail}` shape as
+ * every other error, and the URL is not echoed back.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const detail = FRAMEWORK_DETAIL[error.code] ?? 'malformed request';
+  void reply.status(status).send({ code: wireCodeForStatus(status), detail, request_id: request.id });
+}
+
+const FRAMEWORK_DETAIL: Record<string, string> = {
+  FST_ERR_BAD_URL: 'the URL has a component that is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is too long',
+  FST_ERR_ASYNC_CONSTRAINT: 'the request does not match any route constraint',
+};
+
 /** The status and body of any error, `code` included (README's error table). */
 export function mapError(error: unknown, maxBodySize: number): Mapped {
   const mapped = mapWithoutCode(error, maxBodySize);
@@ -91,8 +109,31 @@ function mapWithoutCode(error: unknown, maxBodySize: number): Mapped {
     const errors = error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'body', message: i.message }));
     return { status: 422, body: { detail: 'invalid request', errors } };
   }
-  return mapFastifyError(error as FastifyError, maxBodySize);
+  return mapStorageFault(error) ?? mapFastifyError(error as FastifyError, maxBodySize);
 }
+
+/**
+ * The file system refusing a write (JSON storage, issue 18, 5): a full disk is 507, an I/O or
+ * read-only fault 503, each naming the cause; the refused write is not visible (the store
+ * reloads from disk), and writes resume by themselves once the cause is gone.
+ */
+function mapStorageFault(error: unknown): Mapped | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string') return null;
+  const why = STORAGE_FAULTS[code];
+  if (!why) return null;
+  return {
+    status: why.status,
+    body: { detail: `storage write failed: ${why.text} (${code}); a write that was not acknowledged is not kept: retry once that is resolved` },
+  };
+}
+
+const STORAGE_FAULTS: Record<string, { status: number; text: string }> = {
+  ENOSPC: { status: 507, text: 'the disk is full' },
+  EDQUOT: { status: 507, text: 'the disk quota is exhausted' },
+  EIO: { status: 503, text: 'the disk reported an I/O error' },
+  EROFS: { status: 503, text: 'the file system is read-only' },
+};
 
 function mapFastifyError(error: FastifyError, maxBodySize: number): Mapped {
   switch (error?.code) {

@@ -5,9 +5,29 @@ export const Classification = z.enum(CLASSIFICATIONS);
 export const Source = z.enum(SOURCES);
 export const ReuseTier = z.enum(['duplicate', 'adapt', 'fresh']);
 
+/** An unpaired UTF-16 surrogate: PostgreSQL would store U+FFFD instead, JSON storage the escape. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why `s` cannot be stored byte-for-byte on both storages, or null. One rule for every text a
+ * caller sends (issue 18): PostgreSQL text cannot hold NUL and re-encodes lone surrogates, so
+ * both are refused at the contract (422 naming the field) rather than altered silently.
+ */
+export function unstorableText(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain NUL (\\u0000) characters';
+  if (LONE_SURROGATE.test(s)) return 'must be valid Unicode (no unpaired surrogate code points)';
+  return null;
+}
+
+/** A string with a maximum length that both storages keep exactly (see unstorableText). */
+export const text = (max: number, tooLong = `must be at most ${max} characters`) =>
+  z.string().max(max, tooLong).superRefine((s, ctx) => {
+    const problem = unstorableText(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** Non-blank string with a maximum length. */
-export const nonBlank = (max: number) =>
-  z.string().max(max, `must be at most ${max} characters`).refine((s) => s.trim().length > 0, 'must not be blank');
+export const nonBlank = (max: number) => text(max).refine((s) => s.trim().length > 0, 'must not be blank');
 
 /**
  * `patterns/<id>` with a path-safe id (checked before anything touches storage). Our own ids

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ROLES } from '../core/types.js';
-import { ProjectId } from './common.js';
+import { ProjectId, text } from './common.js';
 
 export const Role = z.enum(ROLES);
 export const KeyId = z.uuid('must be an API key id (a UUID)');
 
 export const BootstrapRequest = z.object({
-  token: z.string().min(1, 'must not be empty').max(4096),
+  token: text(4096).pipe(z.string().min(1, 'must not be empty')),
 }).strict();
 export type BootstrapRequest = z.input<typeof BootstrapRequest>;
 
@@ -20,7 +20,7 @@ export const BootstrapResponse = z.object({
 export type BootstrapResponse = z.infer<typeof BootstrapResponse>;
 
 export const CreateKeyRequest = z.object({
-  name: z.string().min(1, 'must be 1 to 100 characters').max(100, 'must be 1 to 100 characters')
+  name: text(100, 'must be 1 to 100 characters').pipe(z.string().min(1, 'must be 1 to 100 characters'))
     .refine((s) => s.trim().length > 0, 'must not be blank'),
   role: Role.default('editor'),
   max_patterns: z.number().int().min(0).max(1_000_000_000).optional(),

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { PatternKey, ReuseTier, nonBlank, queryInt } from './common.js';
+import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 
 /** Wire schemas of the LLM endpoints (evaluate, compose, evolve) and the feedback store. */
 
 // ---------------------------------------------------------------- evaluate
 
 export const EvaluateRequest = z.object({
-  task: z.string().max(10_000, 'must be at most 10000 characters').optional(),
+  task: text(10_000).optional(),
   code: nonBlank(500_000),
-  output: z.string().max(500_000, 'must be at most 500000 characters').optional(),
+  output: text(500_000).optional(),
   num_evals: z.number().int().min(1).max(10).default(3),
   /** (+) The median is recorded as an eval observation of this pattern. */
   pattern_key: PatternKey.optional(),
@@ -113,7 +113,7 @@ export type AnalyzeFailuresResponse = z.infer<typeof AnalyzeFailuresResponse>;
 // ---------------------------------------------------------------- feedback
 
 export const FeedbackQuery = z.object({
-  task_type: z.string().max(200).optional(),
+  task_type: text(200).optional(),
   limit: queryInt(1, 100).default(10),
   offset: queryInt(0, 10_000).default(0),
 }).strict();

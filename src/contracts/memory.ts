@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt } from './common.js';
+import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt, text } from './common.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(10_000),
   code: nonBlank(500_000),
   eval_score: z.number().min(0).max(10),
-  output: z.string().max(500_000).optional(),
-  run_id: z.string().max(200).optional(),
+  output: text(500_000).optional(),
+  run_id: text(200).optional(),
   classification: Classification.default('internal'),
   source: Source.default('api'),
-  author: z.string().max(200).optional(),
+  author: text(200).optional(),
   expires_at: z.iso.datetime({ offset: true }).optional(),
   /** (+) Ask the LLM before merging into a near-identical pattern. */
   verify_duplicates: z.boolean().optional(),
@@ -139,14 +139,14 @@ export const ImportRecord = z.object({
   key: PatternKey.optional(),
   task: nonBlank(10_000),
   code: nonBlank(500_000),
-  output: z.string().max(500_000).nullable().optional(),
+  output: text(500_000).nullable().optional(),
   eval_score: z.number().min(0).max(10),
   success_score: z.number().min(0).max(10).optional(),
   reuse_count: z.number().int().min(0).optional(),
-  run_id: z.string().max(200).nullable().optional(),
+  run_id: text(200).nullable().optional(),
   classification: Classification.optional(),
   source: Source.optional(),
-  author: z.string().max(200).nullable().optional(),
+  author: text(200).nullable().optional(),
   expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
   redacted: z.boolean().optional(),
   created_at: z.iso.datetime({ offset: true }).optional(),
@@ -178,12 +178,12 @@ export type ImportResponse = z.infer<typeof ImportResponse>;
 
 export const SkillsRegisterRequest = z.object({
   pattern_key: PatternKey,
-  skills: z.array(z.string().max(100).refine((s) => s.trim().length > 0, 'must not be blank')).min(1).max(100),
+  skills: z.array(text(100).refine((s) => s.trim().length > 0, 'must not be blank')).min(1).max(100),
 }).strict();
 /** (+) `registered`: how many unique tags the pattern now has (the reference client reads it). */
 export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()), registered: z.number().int() });
 
-const SkillList = z.array(z.string().max(100)).min(1).max(100);
+const SkillList = z.array(text(100)).min(1).max(100);
 /** The tag list is `skills`, or `required` as the reference client names it (one of the two). */
 export const SkillsSearchRequest = z.object({
   skills: SkillList.optional(),

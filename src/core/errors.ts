@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'llm_not_configured'
   | 'bad_gateway'
   | 'unavailable'
+  | 'insufficient_storage'
   | 'internal';
 
 export interface FieldError {
@@ -111,6 +112,13 @@ export class BadGatewayError extends DomainError {
 export type UnavailableSubsystem = 'maintenance' | 'storage' | 'llm' | 'embedding' | 'service';
 
 /** Maintenance, storage down, LLM outage after retries, embedder down. */
+/** The store has no room for a write (disk full, quota): 507, retry once space is freed. */
+export class InsufficientStorageError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('insufficient_storage', message, options);
+  }
+}
+
 export class UnavailableError extends DomainError {
   readonly subsystem: UnavailableSubsystem;
   constructor(message: string, options?: { cause?: unknown; subsystem?: UnavailableSubsystem }) {

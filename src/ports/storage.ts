@@ -55,6 +55,19 @@ export interface PatternRepository {
    * Storages that offer it let `service migrate-data` copy vectors instead of re-embedding.
    */
   vectors?(scope: Scope, ids: string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * (+, optional) Writes one import batch atomically: every pattern (inserted with its first
+   * eval observation, or replacing the stored one when `replace`) or none of them. Import uses
+   * it when offered, so a failure mid-batch leaves nothing of that batch behind.
+   */
+  writeBatch?(scope: Scope, writes: BatchWrite[]): Promise<void>;
+}
+
+/** One pattern of an atomic import batch. */
+export interface BatchWrite {
+  record: PatternRecord;
+  vector: Float32Array;
+  replace: boolean;
 }
 
 export interface EvalRepository {
@@ -202,6 +215,13 @@ export interface Storage {
   recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
+  /**
+   * (+, optional) Runs `fn` while holding a lock on the scope that every process sharing this
+   * store respects (PostgreSQL: a transaction-level advisory lock). Learn's near-duplicate
+   * check and insert run under it, so concurrent identical learns store one pattern. Stores
+   * owned by one process (JSON) need none: the service's in-process lock suffices.
+   */
+  withScopeLock?<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;
   /**
    * (+, optional) Stores with numbered migrations: the revision applied last, e.g.
    * `0003_fast_recall`, read with a real query (deep health uses it in place of ping).

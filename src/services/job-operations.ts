@@ -25,7 +25,7 @@ import { importRecords } from './transfer.js';
 export interface JobOperation {
   /** Refuses up front what would certainly fail (no LLM → 501), before anything is queued. */
   precheck?(deps: ServiceDeps): void;
-  run(deps: ServiceDeps, scope: Scope, input: unknown, ctx: RequestContext): Promise<unknown>;
+  run(deps: ServiceDeps, scope: Scope, input: unknown, ctx: RequestContext, job: { job_id: string }): Promise<unknown>;
 }
 
 /**
@@ -49,7 +49,8 @@ export const JOB_OPERATIONS = {
   evolve: { precheck: needsLlm, run: (deps, scope, input) => evolve(deps, scope, read(EvolveRequest, input)) },
   aging: { run: (deps, scope) => runAging(deps, scope) },
   feedback_decay: { run: (deps, scope) => decayFeedback(deps, scope) },
-  import: { run: (deps, scope, input, ctx) => importRecords(deps, scope, read(ImportRequest, input), ctx) },
+  // Keyless records get ids derived from the job, so a re-run skips what the first run stored.
+  import: { run: (deps, scope, input, ctx, job) => importRecords(deps, scope, read(ImportRequest, input), ctx, importKeys(job.job_id)) },
   analytics_rollup: { run: (deps, scope, input) => computeAnalyticsRollup(deps, scope, read(RollupRequest, input)) },
   retention_apply: { run: (deps, scope, input, ctx) => applyRetention(deps, scope, read(RetentionApplyRequest, input), ctx) },
   // Authorised when queued; the target is in the stored input, the caller's scope is the job's.
@@ -60,6 +61,11 @@ export const JOB_OPERATIONS = {
     },
   },
 } satisfies Record<string, JobOperation>;
+
+/** Ids derived from the job's id when it is path-safe (newId's alphabet), else fresh ones. */
+function importKeys(jobId: string): { keyPrefix?: string } {
+  return /^[0-9a-z]{1,40}$/.test(jobId) ? { keyPrefix: jobId } : {};
+}
 
 export type JobOperationName = keyof typeof JOB_OPERATIONS;
 

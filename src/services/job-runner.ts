@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError } from '../core/errors.js';
+import { workerIdWithWindow } from '../core/job-lease.js';
 import type { StoredJob } from '../ports/jobs.js';
 import { systemContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -53,7 +54,7 @@ export class JobRunner {
     private readonly deps: ServiceDeps,
     private readonly opts: JobRunnerOptions,
   ) {
-    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.workerId = opts.workerId ?? workerIdWithWindow(`${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, opts.staleAfterMs);
   }
 
   /** Starts polling; a storage without a job queue leaves the runner idle. */
@@ -159,7 +160,7 @@ export class JobRunner {
     let outcome: { ok: true; result: unknown } | { ok: false; error: string };
     try {
       if (!operation) throw new Error(`unknown job operation "${job.operation}"`);
-      const result = await operation.run(deps, scope, payload.input, payload.ctx ?? systemContext);
+      const result = await operation.run(deps, scope, payload.input, payload.ctx ?? systemContext, { job_id: job.job_id });
       // The stored result must be what the synchronous route would have sent: JSON, as serialised.
       outcome = { ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
     } catch (err) {

@@ -1,12 +1,14 @@
 import { DomainError, QuotaExceededError, EmbeddingUnavailableError } from '../core/errors.js';
 import { redactFields } from '../core/redaction.js';
 import { tokenJaccard } from '../core/text.js';
+import { isMeaningfulVector, storableVector } from '../core/vector.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
 import { auditRedaction, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { checkSameJob, type DuplicateCheck } from './verify-duplicate.js';
 import { assertCanVerify } from './verify-reuse.js';
+import { scopeLocks } from './scope-lock.js';
 
 /** Learn input after contract parsing (defaults applied). */
 export interface LearnInput {
@@ -43,37 +45,37 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   const started = clock.now();
   if (input.verify_duplicates) assertCanVerify(deps, 'verify_duplicates');
 
-  const { task, code, output, redacted } = await redactInput(deps, scope, input, ctx);
-  await enforcePatternQuota(deps, scope, ctx, started);
-
+  const { task, code, output, run_id, author, redacted } = await redactInput(deps, scope, input, ctx);
   const vector = await embedTask(deps, task);
   const now = clock.now().toISOString();
-  let existing = await findNearIdentical(deps, scope, vector, task);
-  const checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
-  // Similar words, different job: keep the run as a pattern of its own.
-  if (checked?.check?.verdict === 'different') existing = null;
 
-  let stored: boolean;
-  let patternId: string;
-  if (existing) {
-    patternId = existing.id;
-    // A better run of the same task replaces the old solution in place (key and reuse_count kept).
-    stored = input.eval_score > existing.success_score;
-    if (stored) {
-      await storage.patterns.update(scope, {
-        ...existing,
-        code,
-        output,
-        eval_score: input.eval_score,
-        success_score: input.eval_score,
-        run_id: input.run_id ?? existing.run_id,
-        redacted: existing.redacted || redacted,
-        updated_at: now,
-        // The replacement carries a fresh score: decay counts from now, not from the first learn.
-        last_aged_at: now,
-      });
+  // Quota, near-identical check (with its LLM check when asked) and write are one decision per scope.
+  const duplicate: { checked: Awaited<ReturnType<typeof checkSameJob>> | null } = { checked: null };
+  const { stored, patternId } = await scopeLocks(storage).run(scope, async () => {
+    await enforcePatternQuota(deps, scope, ctx, started);
+    let existing = await findNearIdentical(deps, scope, vector, task);
+    duplicate.checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
+    // Similar words, different job: keep the run as a pattern of its own.
+    if (duplicate.checked?.check?.verdict === 'different') existing = null;
+    if (existing) {
+      // A better run of the same task replaces the old solution in place (key and reuse_count kept).
+      const better = input.eval_score > existing.success_score;
+      if (better) {
+        await storage.patterns.update(scope, {
+          ...existing,
+          code,
+          output,
+          eval_score: input.eval_score,
+          success_score: input.eval_score,
+          run_id: run_id ?? existing.run_id,
+          redacted: existing.redacted || redacted,
+          updated_at: now,
+          // The replacement carries a fresh score: decay counts from now, not from the first learn.
+          last_aged_at: now,
+        });
+      }
+      return { stored: better, patternId: existing.id };
     }
-  } else {
     const record: PatternRecord = {
       id: newId(clock.now()),
       task,
@@ -82,10 +84,10 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
       eval_score: input.eval_score,
       success_score: input.eval_score,
       reuse_count: 0,
-      run_id: input.run_id ?? null,
+      run_id,
       classification: input.classification,
       source: input.source,
-      author: input.author ?? null,
+      author,
       expires_at: input.expires_at ?? null,
       redacted,
       created_at: now,
@@ -93,9 +95,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
       last_aged_at: null,
     };
     await storage.patterns.insert(scope, record, vector);
-    patternId = record.id;
-    stored = true;
-  }
+    return { stored: true, patternId: record.id };
+  });
 
   // The run's score is an eval observation of the pattern it landed on; it, the metrics and the
   // ROI event are independent writes, sent together.
@@ -113,6 +114,7 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
 
   const result: LearnResult = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
   if (redacted) result.redacted = true;
+  const { checked } = duplicate;
   if (checked) result.duplicate_check = checked.check;
   if (checked?.warning) result.warnings = [checked.warning];
   return result;
@@ -122,7 +124,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
 async function embedTask(deps: ServiceDeps, task: string): Promise<Float32Array> {
   try {
     const [vector] = await deps.embedder.embed([task]);
-    return vector;
+    // A task the model reduces to nothing is stored with a zero vector (core/vector.ts).
+    return storableVector(vector);
   } catch (err) {
     if (err instanceof DomainError) throw err;
     throw new EmbeddingUnavailableError('the embedding model is unavailable; try again later', { cause: err });
@@ -134,11 +137,16 @@ async function redactInput(
   scope: Scope,
   input: LearnInput,
   ctx: RequestContext,
-): Promise<{ task: string; code: string; output: string | null; redacted: boolean }> {
-  if (!deps.config.redaction) return { task: input.task, code: input.code, output: input.output ?? null, redacted: false };
-  const { fields, counts, redacted } = redactFields({ task: input.task, code: input.code, output: input.output ?? null });
+): Promise<{ task: string; code: string; output: string | null; run_id: string | null; author: string | null; redacted: boolean }> {
+  const given = { task: input.task, code: input.code, output: input.output ?? null, run_id: input.run_id ?? null, author: input.author ?? null };
+  if (!deps.config.redaction) return { ...given, redacted: false };
+  // Every free-text field a caller sends is redacted, run_id and author too (issue 18, 11).
+  const { fields, counts, redacted } = redactFields(given);
   if (redacted) await auditRedaction(deps, scope, ctx, counts, 'learn');
-  return { task: fields.task ?? '', code: fields.code ?? '', output: fields.output ?? null, redacted };
+  return {
+    task: fields.task ?? '', code: fields.code ?? '', output: fields.output ?? null,
+    run_id: fields.run_id ?? null, author: fields.author ?? null, redacted,
+  };
 }
 
 /** The nearest stored pattern whose task is near-identical (meaning AND wording), if any. */
@@ -148,6 +156,8 @@ async function findNearIdentical(
   vector: Float32Array,
   task: string,
 ): Promise<PatternRecord | null> {
+  // No meaning, no neighbours by meaning (BEHAVIOR.md Learn 5 needs similarity ≥ 0.9).
+  if (!isMeaningfulVector(vector)) return null;
   const nearest = await deps.storage.patterns.search(scope, vector, NEAR_IDENTICAL_CANDIDATES);
   for (const { pattern, similarity } of nearest) {
     if (similarity < NEAR_IDENTICAL_SIMILARITY) break;

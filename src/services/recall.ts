@@ -2,6 +2,7 @@ import { QUALITY_WINDOW } from '../core/quality.js';
 import { rankCandidates, type RankedCandidate, type RankOptions } from '../core/ranking.js';
 import { reuseTier } from '../core/similarity.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
+import { isMeaningfulVector } from '../core/vector.js';
 import {
   patternKey, type Classification, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
   type Source,
@@ -86,6 +87,8 @@ export async function recall(
   let vector: Float32Array | null = null;
   try {
     [vector] = await deps.embedder.embed([input.task]);
+    // A query the model reduces to nothing (zero or NaN vector) has no neighbours by meaning.
+    if (vector && !isMeaningfulVector(vector)) vector = null;
   } catch (err) {
     // Only the embedder's failure degrades to keywords; storage errors below must surface.
     deps.logger.warn({ err }, 'embedder unavailable: recall falls back to keyword ranking');
@@ -178,9 +181,11 @@ async function keywordRanking(
   ranking: RankOptions,
 ): Promise<RankedCandidate[]> {
   const query = tokenSet(input.task);
+  const exact = input.task.trim();
   const found: RecallCandidate[] = [];
   for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
-    const similarity = jaccardOfSets(query, tokenSet(pattern.task));
+    // The same task is a perfect match even when it has no word tokens (emoji-only, say).
+    const similarity = pattern.task.trim() === exact ? 1 : jaccardOfSets(query, tokenSet(pattern.task));
     if (similarity > 0) found.push({ id: pattern.id, task: pattern.task, similarity, recent_evals: [], updated_at: pattern.updated_at });
   }
   found.sort((a, b) => b.similarity - a.similarity);

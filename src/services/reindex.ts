@@ -1,4 +1,5 @@
 import type { PatternRecord, Scope } from '../core/types.js';
+import { storableVector } from '../core/vector.js';
 import type { ServiceDeps } from './deps.js';
 
 /** Tasks embedded per call: large enough to amortise a model pass, small enough to stream. */
@@ -22,7 +23,7 @@ export async function reindex(
   onProgress?.(done, total);
   const embedBatch = async (scope: Scope, batch: PatternRecord[]): Promise<void> => {
     const vectors = await embedder.embed(batch.map((p) => p.task));
-    for (let i = 0; i < batch.length; i++) await storage.patterns.setVector(scope, batch[i].id, vectors[i]);
+    for (let i = 0; i < batch.length; i++) await storage.patterns.setVector(scope, batch[i].id, storableVector(vectors[i]));
     done += batch.length;
     // Patterns learned while reindexing can push `done` past the count taken at the start.
     onProgress?.(done, Math.max(total, done));

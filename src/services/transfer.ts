@@ -1,7 +1,8 @@
-import { QuotaExceededError } from '../core/errors.js';
+import { DomainError, EmbeddingUnavailableError, InsufficientStorageError, QuotaExceededError, StorageUnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { sortImportRecords, type ForeignVersionRecord, type ReferenceRecordV1, type RejectedImportRecord } from '../core/reference-records.js';
 import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
+import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
@@ -85,27 +86,92 @@ export interface ImportResult {
  * unless `overwrite`), redacts like learn does, and counts the result. Records in the
  * reference system's versioned shape are mapped onto ours first; those that cannot be
  * (unknown version, key outside `patterns/`) are skipped and listed with the reason.
+ *
+ * Whole-request checks come before any write (issue 18, 3): every key is parsed and the
+ * pattern quota is checked for the whole import, so a refusal leaves the store untouched. A
+ * storage failure while writing answers 503 saying exactly how many records were written.
  */
 export async function importRecords(
   deps: ServiceDeps,
   scope: Scope,
   input: { records: (ImportRecordInput | ReferenceRecordV1 | ForeignVersionRecord)[]; overwrite: boolean },
   ctx: RequestContext,
+  opts: ImportOptions = {},
 ): Promise<ImportResult> {
   const redactionCounts: RedactionCounts = {};
-  const seen = new Set<string>();
-  const { importable: records, rejected } = sortImportRecords(input.records);
+  const total = input.records.length;
+  const { importable, rejected } = sortImportRecords<ImportRecordInput>(input.records);
+  const plan = await planImport(deps, scope, { records: importable, overwrite: input.overwrite }, redactionCounts, opts);
+  const { batches } = plan;
+  const skipped = plan.skipped + rejected.length;
+  await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
+
   let imported = 0;
-  let skipped = rejected.length;
+  for (const writes of batches) {
+    // The embedder failing is an outage before this batch's writes: report what is in.
+    const vectors = await embedForImport(deps, writes, imported, skipped, total);
+    try {
+      await writeBatch(deps, scope, writes, vectors);
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      // Storages with atomic batches (both adapters) leave nothing of the failed batch behind.
+      const atomic = deps.storage.patterns.writeBatch !== undefined;
+      const message =
+        `import stopped by a storage failure${describeFault(err)}: ${imported} of ${total} records were written ` +
+        `(${skipped} skipped)${atomic ? ', none of the rest' : '; records of the failed batch may be partly written'}: ` +
+        're-run the import (records already stored are skipped)';
+      throw isOutOfSpace(err) ? new InsufficientStorageError(message, { cause: err }) : new StorageUnavailableError(message, { cause: err });
+    }
+    imported += writes.length;
+  }
 
-  for (let start = 0; start < records.length; start += IMPORT_BATCH) {
-    const batch = records.slice(start, start + IMPORT_BATCH);
-    const givenIds = batch.flatMap((r, i) => (r.key ? [parsePatternKey(r.key, `records.${start + i}.key`)] : []));
-    const existing = new Set((await deps.storage.patterns.getMany(scope, givenIds)).map((p) => p.id));
+  if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
+  await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total });
+  const result: ImportResult = { imported, skipped, total };
+  if (rejected.length > 0) result.skipped_records = rejected;
+  return result;
+}
 
+export interface ImportOptions {
+  /**
+   * Records without a key get the id `<keyPrefix><index in base 36>` instead of a fresh one,
+   * so running the same import again (a job re-run after a crash or a stale takeover) finds
+   * them already there instead of storing duplicates (issue 18, 7). Lower-case letters and
+   * digits only; a job's id is one.
+   */
+  keyPrefix?: string;
+}
+
+/** Index width of derived ids: 10,000 records fit in 3 base-36 digits; 4 leave room. */
+const DERIVED_INDEX_WIDTH = 4;
+
+const isOutOfSpace = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes(String((err as NodeJS.ErrnoException | null)?.code));
+const describeFault = (err: unknown) => {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
+};
+
+/** Every record checked and turned into a planned write (or a skip) before anything is written. */
+async function planImport(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: { records: ImportRecordInput[]; overwrite: boolean },
+  redactionCounts: RedactionCounts,
+  opts: ImportOptions,
+): Promise<{ batches: PlannedWrite[][]; skipped: number }> {
+  const seen = new Set<string>();
+  const batches: PlannedWrite[][] = [];
+  let skipped = 0;
+  const derivedId = (index: number) =>
+    opts.keyPrefix === undefined ? null : `${opts.keyPrefix}${index.toString(36).padStart(DERIVED_INDEX_WIDTH, '0')}`;
+  for (let start = 0; start < input.records.length; start += IMPORT_BATCH) {
+    const batch = input.records.slice(start, start + IMPORT_BATCH);
+    const knownIds = batch.map((r, i) => (r.key ? parsePatternKey(r.key, `records.${start + i}.key`) : derivedId(start + i)));
+    const lookup = knownIds.filter((id): id is string => id !== null);
+    const existing = new Set((await deps.storage.patterns.getMany(scope, lookup)).map((p) => p.id));
     const writes: PlannedWrite[] = [];
-    for (const r of batch) {
-      const id = r.key ? parsePatternKey(r.key) : newId(deps.clock.now());
+    for (const [i, r] of batch.entries()) {
+      const id = knownIds[i] ?? newId(deps.clock.now());
       const exists = existing.has(id) || seen.has(id);
       if (exists && !input.overwrite) {
         skipped++;
@@ -114,19 +180,27 @@ export async function importRecords(
       seen.add(id);
       writes.push({ record: toPatternRecord(deps, id, r, redactionCounts), replace: exists });
     }
-    if (writes.length === 0) continue;
-    await enforceImportQuota(deps, scope, ctx, writes.filter((w) => !w.replace).length);
-
-    const vectors = await deps.embedder.embed(writes.map((w) => w.record.task));
-    await writeBatch(deps, scope, writes, vectors);
-    imported += writes.length;
+    if (writes.length > 0) batches.push(writes);
   }
+  return { batches, skipped };
+}
 
-  if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
-  await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total: input.records.length });
-  const result: ImportResult = { imported, skipped, total: input.records.length };
-  if (rejected.length > 0) result.skipped_records = rejected;
-  return result;
+async function embedForImport(
+  deps: ServiceDeps,
+  writes: PlannedWrite[],
+  imported: number,
+  skipped: number,
+  total: number,
+): Promise<Float32Array[]> {
+  try {
+    return (await deps.embedder.embed(writes.map((w) => w.record.task))).map(storableVector);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new EmbeddingUnavailableError(
+      `the embedding model is unavailable: ${imported} of ${total} records were written (${skipped} skipped), the rest were not`,
+      { cause: err },
+    );
+  }
 }
 
 /**
@@ -136,6 +210,11 @@ export async function importRecords(
  */
 async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[], vectors: Float32Array[]): Promise<void> {
   const { patterns, evals } = deps.storage;
+  if (patterns.writeBatch) {
+    // Whole batch or nothing of it, where the storage can promise that (PostgreSQL).
+    await patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })));
+    return;
+  }
   const lastWriteOf = new Map<string, Promise<void>>();
   await Promise.all(
     writes.map(({ record, replace }, i) => {
@@ -155,8 +234,8 @@ async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[
 }
 
 /**
- * A key's max_patterns (as in learn) → 429 quota_exceeded before a batch that would pass it.
- * Batches imported before the refusal stay imported; the 429 reports the count they reached.
+ * A key's max_patterns (as in learn) → 429 quota_exceeded before anything is written when the
+ * import's new patterns would pass it.
  */
 async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
   const limit = ctx.max_patterns;
@@ -175,12 +254,17 @@ function toPatternRecord(
   let task = r.task;
   let code = r.code;
   let output = r.output ?? null;
+  let run_id = r.run_id ?? null;
+  let author = r.author ?? null;
   let redacted = r.redacted ?? false;
   if (deps.config.redaction) {
-    const result = redactFields({ task, code, output });
+    // Every free-text field a caller sends, not only the three big ones (issue 18, 11).
+    const result = redactFields({ task, code, output, run_id, author });
     task = result.fields.task ?? '';
     code = result.fields.code ?? '';
     output = result.fields.output ?? null;
+    run_id = result.fields.run_id ?? null;
+    author = result.fields.author ?? null;
     if (result.redacted) {
       redacted = true;
       mergeCounts(redactionCounts, result.counts);
@@ -195,10 +279,10 @@ function toPatternRecord(
     eval_score: r.eval_score,
     success_score: r.success_score ?? r.eval_score,
     reuse_count: r.reuse_count ?? 0,
-    run_id: r.run_id ?? null,
+    run_id,
     classification: r.classification ?? 'internal',
     source: r.source ?? 'import',
-    author: r.author ?? null,
+    author,
     expires_at: r.expires_at ?? null,
     redacted,
     created_at,

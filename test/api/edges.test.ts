@@ -56,8 +56,16 @@ describe('rate limits', () => {
     expect(await t.app.deps.storage.audit.list({ kind: 'RATE_LIMITED', limit: 10 })).toHaveLength(1);
   });
 
+  it('trusts no proxy by default: a rotated X-Forwarded-For does not escape the per-IP limit', async () => {
+    const plain = await start({ SERVICE_RATE_LIMIT_DEFAULT: '2' });
+    const rotating = (i: number) => plain.server.inject({ method: 'GET', url: '/v1/metrics', remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+    expect((await rotating(1)).statusCode).toBe(200);
+    expect((await rotating(2)).statusCode).toBe(200);
+    expect((await rotating(3)).statusCode).toBe(429);
+  });
+
   it('honours X-Forwarded-For only from a trusted proxy', async () => {
-    const trusted = await start({ SERVICE_RATE_LIMIT_DEFAULT: '2' });
+    const trusted = await start({ SERVICE_RATE_LIMIT_DEFAULT: '2', SERVICE_TRUSTED_PROXIES: 'loopback' });
     const fromClient = (ip: string) => trusted.server.inject({ method: 'GET', url: '/v1/metrics', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ip } });
     expect((await fromClient('203.0.113.1')).statusCode).toBe(200);
     expect((await fromClient('203.0.113.1')).statusCode).toBe(200);
@@ -236,5 +244,19 @@ describe('health', () => {
     clock.advance(61_000);
     await t.call('GET', '/v1/health/deep');
     expect(pings).toBe(2);
+  });
+});
+
+describe('slow-client timeouts (issue 18, 8)', () => {
+  it('the HTTP server carries the request, headers and keep-alive timeouts, defaults and configured', async () => {
+    const defaults = await start();
+    expect(defaults.server.server.requestTimeout).toBe(120_000);
+    expect(defaults.server.server.headersTimeout).toBe(10_000);
+    expect(defaults.server.server.keepAliveTimeout).toBe(5_000);
+    const tuned = await start({ SERVICE_REQUEST_TIMEOUT_SECONDS: '30', SERVICE_HEADERS_TIMEOUT_SECONDS: '60', SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS: '2' });
+    expect(tuned.server.server.requestTimeout).toBe(30_000);
+    // Never above the request timeout (Node refuses that).
+    expect(tuned.server.server.headersTimeout).toBe(30_000);
+    expect(tuned.server.server.keepAliveTimeout).toBe(2_000);
   });
 });

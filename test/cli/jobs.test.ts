@@ -116,7 +116,7 @@ describe('service CLI with background jobs', () => {
     expect(tty.code, tty.output).toBe(0);
     expect(stripAnsi(tty.output)).toContain('waiting for the compose job');
     expect(stripAnsi(tty.output)).toMatch(/load\s+sales\.csv\s+rows\.json/);
-  });
+  }, 120_000);
 
   it('import --async and --wait run the import as a job with the synchronous totals', async () => {
     const server = await serve(join(dir.path, 'import'));

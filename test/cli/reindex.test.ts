@@ -59,5 +59,5 @@ describe('service reindex', () => {
     const recall = await runCli(['recall', TASKS[1], '--limit', '1', '--readonly', '--url', after.url]);
     expect((JSON.parse(recall.stdout) as { matches: { pattern: { task: string } }[] }).matches[0].pattern.task).toBe(TASKS[1]);
     expect(await after.stop()).toEqual({ code: 0, signal: null });
-  });
+  }, 120_000);
 });

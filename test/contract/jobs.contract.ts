@@ -134,6 +134,19 @@ export function runJobRepositoryContract(name: string, make: () => Promise<JobsH
       expect((await jobs.claim('w3', 5, at(300))).map((j) => j.job_id)).toEqual([alive.job_id]);
     });
 
+    it('never takes over a job whose owner beats within its own stale window (issue 18, 7)', async () => {
+      const job = await jobs.enqueue(A, newJob(1));
+      // The owner declares a 60 s window and beats every 15 s; the caller's window is 1 s.
+      const owner = 'host:1:abc~60000';
+      await jobs.claim(owner, 1, at(0));
+      await jobs.heartbeat(owner, [job.job_id], at(15));
+      expect(await jobs.requeueStale(at(19), at(20), 2)).toEqual({ requeued: [], failed: [] });
+      expect(await jobs.requeueStale(at(74), at(75), 2)).toEqual({ requeued: [], failed: [] });
+      expect(await jobs.get(A, job.job_id)).toMatchObject({ status: 'running' });
+      // Silent past its own window: now it is abandoned, for any caller.
+      expect((await jobs.requeueStale(at(75), at(76), 2)).requeued).toEqual([{ job_id: job.job_id, operation: 'aging' }]);
+    });
+
     it('purges finished jobs older than the cut-off and leaves the rest', async () => {
       const old = await jobs.enqueue(A, newJob(1));
       const cancelledOld = await jobs.enqueue(A, newJob(2));

@@ -158,6 +158,10 @@ describe.skipIf(!hasPg)('PostgreSQL job queue', () => {
 
       const composed = fake.chatRequests().filter((r) => isComposer(r.call!)).map((r) => r.call!.prompt);
       for (const task of tasks) expect(composed.filter((p) => p.includes(`<task>\n${task}\n</task>`))).toHaveLength(1);
+      // "job completed" is logged just after the status is stored: wait for the last log lines
+      // (an event, bounded) rather than assume they came before the poll saw the status.
+      const logged = () => [...(ran.get('first') ?? []), ...(ran.get('second') ?? [])].length;
+      for (let i = 0; i < 300 && logged() < ids.length; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       const byFirst = ran.get('first') ?? [];
       const bySecond = ran.get('second') ?? [];
       expect([...byFirst, ...bySecond].sort()).toEqual([...ids].sort());

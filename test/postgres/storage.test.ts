@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrateDown, migrateUp } from '../../src/adapters/migrations/index.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
+import { reuseUpdateSql } from '../../src/adapters/storage/postgres/patterns.js';
 import { ConflictError } from '../../src/core/errors.js';
 import type { PatternRecord, Scope } from '../../src/core/types.js';
 import type { Instruments } from '../../src/ports/observability.js';
@@ -75,15 +76,27 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
     });
   });
 
-  it('counting reuse is a HOT update: no index (the HNSW graph above all) gets a new entry', async () => {
+  // Whether one UPDATE is HOT depends on free space in its page at that moment, which
+  // PostgreSQL does not promise (issue 18, 12: a clean run saw 30 of 36). What is guaranteed,
+  // and what the design relies on: the reuse bump sets no indexed column, so it is eligible
+  // for HOT and never has to add an HNSW entry for its own sake; and with the free space
+  // migration 0003 keeps, most bumps are HOT (a loose bound, not an exact count).
+  it('counting reuse sets no indexed column, and most bumps are HOT updates', async () => {
     const schema = await createMigratedSchema(db, 'hot');
     const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
     const storage = await createPostgresStorage(pgConfig(schema.url));
     try {
+      const indexDefs = (await pool.query<{ def: string }>(
+        "SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'patterns'::regclass",
+      )).rows.map((r) => r.def);
+      expect(indexDefs.length).toBeGreaterThan(0);
+      const setClause = /\bSET\b([\s\S]*)\bWHERE\b/.exec(reuseUpdateSql('$3', '$4', '$5'))![1];
+      const setColumns = [...setClause.matchAll(/(\w+) = /g)].map((m) => m[1]);
+      expect(setColumns).toEqual(['reuse_count', 'success_score', 'updated_at']);
+      for (const def of indexDefs) for (const column of setColumns) expect(def).not.toMatch(new RegExp(`\\b${column}\\b`));
+
       const ids = Array.from({ length: 12 }, (_, i) => `hot${i}`);
       for (const [i, id] of ids.entries()) await storage.patterns.insert(scope, record(id), vec(i));
-      // One reuse per statement, as recalls spread over time do; three rounds over every row,
-      // so each update finds the previous round's dead version on its page.
       for (let round = 0; round < 3; round++) {
         for (const id of ids) await storage.patterns.recordReuse(scope, [id], 0.1, `2025-02-0${round + 2}T00:00:00.000Z`);
       }
@@ -93,15 +106,19 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       await storage.close();
     }
     try {
+      // Counters arrive when the closed sessions' backends exit: wait for that event (bounded
+      // generously), not for a fixed time.
       let counts = { upd: 0, hot: 0 };
-      for (let i = 0; i < 100 && counts.upd < 36; i++) {
+      for (let i = 0; i < 300 && counts.upd < 36; i++) {
+        await pool.query('SELECT pg_stat_clear_snapshot()');
         const res = await pool.query<{ upd: string; hot: string }>(
           "SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relid = 'patterns'::regclass",
         );
         counts = { upd: Number(res.rows[0].upd), hot: Number(res.rows[0].hot) };
         if (counts.upd < 36) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(counts).toEqual({ upd: 36, hot: 36 });
+      expect(counts.upd).toBe(36);
+      expect(counts.hot).toBeGreaterThanOrEqual(18);
     } finally {
       await pool.end();
       await schema.drop();

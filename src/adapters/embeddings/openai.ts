@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { EmbeddingUnavailableError } from '../../core/errors.js';
+import { scrubSecretText } from '../../core/secret-scrub.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { chunks, toUnitVector } from './vector.js';
@@ -63,7 +64,8 @@ export class OpenAiEmbedder implements Embedder {
         encoding_format: 'float',
       });
     } catch (err) {
-      throw new EmbeddingUnavailableError(`hosted embeddings (${this.opts.model}) failed: ${describe(err)}`, { cause: err });
+      // The provider's text may echo the key: scrubbed, and the raw error is not kept as cause.
+      throw new EmbeddingUnavailableError(`hosted embeddings (${this.opts.model}) failed: ${scrubSecretText(describe(err), [this.opts.apiKey])}`);
     }
     const rows = reply.data;
     if (!Array.isArray(rows) || rows.length !== batch.length) {

@@ -55,14 +55,14 @@ export function createAnthropicClient(opts: AnthropicOptions): ProviderClient {
           duration_ms: performance.now() - started,
         };
       } catch (err) {
-        throw translateSdkError(err, SDK_ERRORS, 'anthropic');
+        throw translateSdkError(err, SDK_ERRORS, 'anthropic', [opts.apiKey]);
       }
     },
     async ping(signal: AbortSignal): Promise<void> {
       try {
         await client.models.list({ limit: 1 }, { signal });
       } catch (err) {
-        throw translateSdkError(err, SDK_ERRORS, 'anthropic');
+        throw translateSdkError(err, SDK_ERRORS, 'anthropic', [opts.apiKey]);
       }
     },
   };

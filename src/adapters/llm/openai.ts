@@ -55,14 +55,14 @@ export function createOpenAiClient(opts: OpenAiOptions): ProviderClient {
           duration_ms: performance.now() - started,
         };
       } catch (err) {
-        throw translateSdkError(err, SDK_ERRORS, 'openai');
+        throw translateSdkError(err, SDK_ERRORS, 'openai', [opts.apiKey]);
       }
     },
     async ping(signal: AbortSignal): Promise<void> {
       try {
         await client.models.list({ signal });
       } catch (err) {
-        throw translateSdkError(err, SDK_ERRORS, 'openai');
+        throw translateSdkError(err, SDK_ERRORS, 'openai', [opts.apiKey]);
       }
     },
   };

@@ -1,3 +1,4 @@
+import { scrubSecretText } from '../../core/secret-scrub.js';
 import type { LlmCompletion, LlmRequest } from '../../ports/llm.js';
 
 /**
@@ -58,19 +59,23 @@ export function translateSdkError(
   err: unknown,
   classes: { APIError: abstract new (...a: never[]) => Error; APIConnectionTimeoutError: abstract new (...a: never[]) => Error; APIConnectionError: abstract new (...a: never[]) => Error; APIUserAbortError: abstract new (...a: never[]) => Error },
   provider: string,
+  secrets: readonly string[] = [],
 ): unknown {
   if (err instanceof classes.APIUserAbortError) return new ProviderCallError(`${provider} request aborted`, 'aborted', null, null, { cause: err });
   if (err instanceof classes.APIConnectionTimeoutError) return new ProviderCallError(`${provider} request timed out`, 'timeout', null, null, { cause: err });
-  if (err instanceof classes.APIConnectionError) return new ProviderCallError(`${provider} connection failed: ${err.message}`, 'connection', null, null, { cause: err });
+  // The SDK's error (its message, its request) may carry the key: only scrubbed text goes on,
+  // and the original is not kept as the cause, so no log serializer can reach it.
+  if (err instanceof classes.APIConnectionError) {
+    return new ProviderCallError(`${provider} connection failed: ${scrubSecretText(err.message, secrets)}`, 'connection');
+  }
   if (err instanceof classes.APIError) {
     const apiErr = err as Error & { status?: number; headers?: Headers };
     const status = typeof apiErr.status === 'number' ? apiErr.status : null;
     return new ProviderCallError(
-      `${provider} answered HTTP ${status ?? '?'}: ${apiErr.message}`,
+      `${provider} answered HTTP ${status ?? '?'}: ${scrubSecretText(apiErr.message, secrets)}`,
       status === null ? 'connection' : 'http',
       status,
       retryAfterFromHeaders(apiErr.headers, Date.now()),
-      { cause: err },
     );
   }
   return err;

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { scrubSecretText } from '../../core/secret-scrub.js';
 
 /**
  * The process logger: pino, writing JSON lines (SERVICE_JSON_LOGS=true) or one readable line
@@ -12,6 +13,8 @@ export interface LoggerOptions {
   destination?: { write(line: string): unknown };
   /** Fields added to every line (the active trace id, when tracing). */
   mixin?: () => Record<string, unknown>;
+  /** Configured secrets: removed from every line, wherever they appear (error text included). */
+  secrets?: readonly string[];
 }
 
 export type AppLogger = PinoLogger;
@@ -39,9 +42,13 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
 
 export function createLogger(opts: LoggerOptions): AppLogger {
   const target = opts.destination ?? process.stderr;
+  const secrets = opts.secrets ?? [];
+  // Last line of defence: field names are scrubbed above, but a secret can also hide in a
+  // message or an error's text (a provider echoing the key), so every finished line is scrubbed.
+  const emit = (line: string) => void target.write(scrubSecretText(line, secrets));
   const stream: DestinationStream = opts.json
-    ? { write: (line: string) => void target.write(line) }
-    : { write: (line: string) => void target.write(formatLine(line)) };
+    ? { write: (line: string) => emit(line) }
+    : { write: (line: string) => emit(formatLine(line)) };
   return pino(
     {
       level: opts.level,

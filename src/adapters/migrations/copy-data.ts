@@ -1,5 +1,7 @@
 import { sameEmbeddingModel } from '../../core/embedding-model.js';
+import { clusterWithoutNul, patternWithoutNul, withoutNul } from '../../core/storable-text.js';
 import type { EmbeddingInfo, PatternRecord, Scope } from '../../core/types.js';
+import { storableVector } from '../../core/vector.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { Storage } from '../../ports/storage.js';
 
@@ -23,6 +25,8 @@ export interface CopyReport {
   patterns: number;
   /** Patterns already in the target (a re-run copies only what is missing). */
   skipped: number;
+  /** Patterns whose text held NUL characters, which PostgreSQL cannot store: copied without them. */
+  nul_stripped: number;
   evals: number;
   skills: number;
   feedback: number;
@@ -60,7 +64,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
   let total = 0;
   for (const scope of scopes) total += await source.patterns.count(scope);
   const report: CopyReport = {
-    scopes: scopes.length, patterns: 0, skipped: 0, evals: 0, skills: 0, feedback: 0,
+    scopes: scopes.length, patterns: 0, skipped: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0,
     vectors: readVectors ? 'copied' : 're-embedded', embedding,
   };
   opts.onProgress?.(0, total);
@@ -74,7 +78,10 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
     for (const p of todo) {
       const vector = vectors.get(p.id);
       if (!vector) throw new Error(`pattern ${p.id} in ${scope.tenant_id}/${scope.project_id} has no stored vector`);
-      await target.patterns.insert(scope, p, vector);
+      const { record, changed } = patternWithoutNul(p);
+      if (changed) report.nul_stripped += 1;
+      // A zero or NaN vector (a task its model reduced to nothing) goes in as zeros.
+      await target.patterns.insert(scope, record, storableVector(vector));
       report.patterns += 1;
       // `recent` is newest first and carries no times: replay oldest first, a millisecond
       // apart from the pattern's creation, which keeps their order (all ranking needs).
@@ -86,7 +93,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
       }
       const skills = await source.skills.get(scope, p.id);
       if (skills.length > 0) {
-        await target.skills.set(scope, p.id, skills);
+        await target.skills.set(scope, p.id, skills.map(withoutNul));
         report.skills += 1;
       }
     }
@@ -111,7 +118,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
     }
     if (batch.length > 0) await copyBatch(scope, batch);
     const clusters = await source.feedback.list(scope);
-    if (clusters.length > 0) await target.feedback.upsert(scope, clusters);
+    if (clusters.length > 0) await target.feedback.upsert(scope, clusters.map(clusterWithoutNul));
     report.feedback += clusters.length;
   }
   if (embedding) await target.meta.setEmbeddingInfo(embedding);

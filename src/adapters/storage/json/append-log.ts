@@ -11,8 +11,10 @@ interface Waiter {
  * An append-only file of JSON lines with group commit: `append` queues a line and resolves
  * once it is on disk (write + fdatasync). Lines queued while a flush is running go out
  * together in the next write, so concurrent writers share one fsync and lines never
- * interleave. After a failed write the file's tail is unknown, so the log refuses further
- * appends (the owner must be reopened, which replays and trims the tail).
+ * interleave. A failed write (disk full, I/O error) rejects every queued line and cuts the
+ * file back to its last durable size, so the log stays usable and writes resume by themselves
+ * once the cause is gone (issue 18, 5). Only if that cut fails too is the tail unknown: the
+ * log then refuses further appends (the owner must reopen it, which replays and trims).
  */
 export class AppendLog {
   private queue: Buffer[] = [];
@@ -22,6 +24,11 @@ export class AppendLog {
   private markIdle: () => void = () => undefined;
   private failure: Error | null = null;
   private closed = false;
+  /**
+   * Called synchronously when a write fails, before any waiter hears of it: the owner can
+   * stop further mutations at once (its memory holds lines that never became durable).
+   */
+  onWriteFailure: ((err: Error) => void) | null = null;
 
   private constructor(
     readonly file: string,
@@ -89,6 +96,16 @@ export class AppendLog {
     await this.fh.close();
   }
 
+  /** Drops whatever part of a failed write reached the file; sticky failure if even that fails. */
+  private async cutBackToDurable(cause: Error): Promise<void> {
+    try {
+      await this.fh.truncate(this.size);
+      await this.fh.datasync();
+    } catch {
+      this.failure = cause;
+    }
+  }
+
   private drain(): void {
     this.draining = true;
     this.idle = new Promise<void>((resolve) => (this.markIdle = resolve));
@@ -108,10 +125,13 @@ export class AppendLog {
           await this.fh.datasync();
           this.size += buf.length;
         } catch (err) {
-          this.failure = err instanceof Error ? err : new Error(String(err));
-          for (const w of [...waiters, ...this.waiters]) w.reject(this.failure);
+          const failure = err instanceof Error ? err : new Error(String(err));
+          this.onWriteFailure?.(failure);
+          const rejected = [...waiters, ...this.waiters];
           this.queue = [];
           this.waiters = [];
+          await this.cutBackToDurable(failure);
+          for (const w of rejected) w.reject(failure);
           return;
         }
         for (const w of waiters) w.resolve();

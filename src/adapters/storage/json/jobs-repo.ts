@@ -1,5 +1,6 @@
 import { targetCovers, type DeletionTarget } from '../../../core/governance.js';
 import type { Scope } from '../../../core/types.js';
+import { isAbandoned } from '../../../core/job-lease.js';
 import {
   isFinished, publicJob, type JobRecord, type JobRepository, type JobStatus, type NewJob, type StaleOutcome, type StoredJob,
 } from '../../../ports/jobs.js';
@@ -134,7 +135,7 @@ export class JsonJobQueue implements JobRepository {
       const outcome: StaleOutcome = { requeued: [], failed: [] };
       const patches: JobPatch[] = [];
       for (const job of this.jobs.values()) {
-        if (job.status !== 'running' || (job.heartbeat_at !== null && job.heartbeat_at >= staleBefore)) continue;
+        if (job.status !== 'running' || !isAbandoned(job, staleBefore, at)) continue;
         const ref = { job_id: job.job_id, operation: job.operation };
         if (job.attempts >= maxAttempts) {
           outcome.failed.push(ref);

@@ -16,7 +16,9 @@ export type JournalOp =
   | { op: 'skills'; id: string; k: string[] }
   | { op: 'run'; s: number }
   | { op: 'recall'; r: boolean }
-  | { op: 'roi'; e: RoiEvent };
+  | { op: 'roi'; e: RoiEvent }
+  /** (issue 18, 3) Several ops in one line, so they are durable together or not at all (import batches). */
+  | { op: 'batch'; ops: JournalOp[] };
 
 /** A journal line: the op plus its sequence number within the scope. */
 export type JournalLine = JournalOp & { seq: number };

@@ -5,6 +5,7 @@ import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
 import type { ScopeStore } from './scope-store.js';
 import { assertVector, encodeVector, normalized } from './vector-codec.js';
+import type { JournalOp } from './journal-ops.js';
 
 function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {
   if (!f) return true;
@@ -53,6 +54,30 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         if (store.state.patterns.has(pattern.id)) throw new ConflictError(`pattern ${pattern.id} already exists`);
         assertDimension(store, unit);
         return { op: { op: 'put', p: { ...pattern }, v: encodeVector(unit) }, vector: unit };
+      });
+    },
+
+    async writeBatch(scope, writes) {
+      if (writes.length === 0) return;
+      const units = writes.map(({ record, vector }) => {
+        assertPatternId(record?.id);
+        assertVector(vector);
+        return normalized(vector);
+      });
+      const store = registry.forWrite(scope);
+      // One journal line for the whole batch: durable together or not at all (issue 18, 3).
+      await store.mutate(() => {
+        const ops: JournalOp[] = [];
+        const written = new Set<string>();
+        for (const [i, { record }] of writes.entries()) {
+          assertDimension(store, units[i]);
+          if (units[i].length !== units[0].length) throw new Error('one import batch holds vectors of different dimensions');
+          const exists = store.state.patterns.has(record.id) || written.has(record.id);
+          ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
+          if (!exists) ops.push({ op: 'eval', id: record.id, s: record.eval_score, at: record.updated_at });
+          written.add(record.id);
+        }
+        return { op: { op: 'batch', ops } };
       });
     },
 

@@ -112,6 +112,10 @@ export class ScopeState {
         this.roi.push({ ...op.e });
         if (this.roi.length >= ROI_EVENTS_KEPT + ROI_EVENTS_KEPT / 10) this.roi = this.roi.slice(-ROI_EVENTS_KEPT);
         return;
+      case 'batch':
+        // Each inner op carries its own encoded vector, live and on replay alike.
+        for (const inner of op.ops) this.apply(inner, inner.op === 'put' || inner.op === 'vec' ? inner.v : undefined);
+        return;
     }
   }
 

@@ -8,6 +8,9 @@ import { corruptFile, replayJournal } from './journal-replay.js';
 export const JOURNAL_FILE = 'journal.ndjson';
 export const SNAPSHOT_FILE = 'snapshot.ndjson';
 
+const RELOAD_ATTEMPTS = 4;
+const RELOAD_RETRY_MS = 250;
+
 export interface ScopeStoreOptions {
   /** Compact once the journal reaches this many bytes AND is at least as big as the snapshot. */
   compactAfterBytes: number;
@@ -29,8 +32,12 @@ export interface Prepared {
  * consistent point in time); reads continue.
  */
 export class ScopeStore {
-  readonly state: ScopeState;
+  private current: ScopeState;
   private log: AppendLog | null = null;
+  /** Set from a failed journal write until memory is reloaded from disk (mutations wait). */
+  private recovering: Promise<void> | null = null;
+  /** A reload that failed: the next writer starts it again before writing. */
+  private reloadPending: AppendLog | null = null;
   private opening: Promise<AppendLog> | null = null;
   private seq = 0;
   private snapshotBytes = 0;
@@ -42,8 +49,13 @@ export class ScopeStore {
     readonly dir: string,
     private readonly opts: ScopeStoreOptions,
   ) {
-    this.state = new ScopeState(opts.preferJsKernel);
+    this.current = new ScopeState(opts.preferJsKernel);
     this.nextCompactAt = opts.compactAfterBytes;
+  }
+
+  /** The in-memory state; replaced whole when a failed write forces a reload from disk. */
+  get state(): ScopeState {
+    return this.current;
   }
 
   /** A scope with nothing on disk yet; its directory is created by the first write. */
@@ -86,7 +98,13 @@ export class ScopeStore {
     const line: JournalLine = { ...prepared.op, seq: ++this.seq };
     const text = JSON.stringify(line);
     this.state.apply(prepared.op, prepared.vector);
-    await log.append(text);
+    try {
+      await log.append(text);
+    } catch (err) {
+      // The caller hears of the failure only once memory no longer shows the refused write.
+      await this.recovering?.catch(() => undefined);
+      throw err;
+    }
     this.maybeCompact();
   }
 
@@ -105,6 +123,7 @@ export class ScopeStore {
 
   async close(): Promise<void> {
     while (this.compacting) await this.compacting;
+    if (this.recovering) await this.recovering;
     if (this.opening) await this.opening.catch(() => undefined);
     await this.log?.close();
   }
@@ -114,6 +133,8 @@ export class ScopeStore {
    * may write now. Callers re-check after every wait and then proceed without awaiting.
    */
   private blocker(): Promise<unknown> | null {
+    if (!this.recovering && this.reloadPending) this.startRecovery(this.reloadPending);
+    if (this.recovering) return this.recovering;
     if (this.compacting) return this.compacting;
     return this.log ? null : this.openLog();
   }
@@ -148,13 +169,57 @@ export class ScopeStore {
   private openLog(): Promise<AppendLog> {
     this.opening ??= (async () => {
       await ensureDirDurable(this.dir);
-      this.log = await AppendLog.open(path.join(this.dir, JOURNAL_FILE));
-      return this.log;
+      const log = await AppendLog.open(path.join(this.dir, JOURNAL_FILE));
+      // Synchronously with the failure: no mutation can slip in before recovery is under way.
+      log.onWriteFailure = () => this.startRecovery(log);
+      this.log = log;
+      return log;
     })().catch((err: unknown) => {
       this.opening = null; // e.g. a permission problem fixed later: the next write retries
       throw err;
     });
     return this.opening;
+  }
+
+  private startRecovery(log: AppendLog): void {
+    this.reloadPending = null;
+    this.recovering ??= this.recover(log)
+      .catch((err: unknown) => {
+        this.reloadPending = log;
+        throw err;
+      })
+      .finally(() => (this.recovering = null));
+    this.recovering.catch(() => undefined);
+  }
+
+  /**
+   * After a failed journal write, memory holds mutations that never became durable (issue 18,
+   * 5): they must not stay visible. Reload snapshot + journal from disk into a fresh state.
+   * The log has cut itself back to its durable size; if it could not, it is dropped and the
+   * next write reopens it (the reopen trims a torn tail).
+   */
+  private async recover(log: AppendLog): Promise<void> {
+    await log.flush();
+    if (log.error) {
+      await log.close().catch(() => undefined);
+      if (this.log === log) {
+        this.log = null;
+        this.opening = null;
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fresh = await ScopeStore.load(this.dir, this.opts);
+        this.current = fresh.current;
+        this.seq = fresh.seq;
+        this.snapshotBytes = fresh.snapshotBytes;
+        return;
+      } catch (err) {
+        // Reading may fail under the same fault; until it succeeds writers keep waiting.
+        if (attempt >= RELOAD_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, RELOAD_RETRY_MS));
+      }
+    }
   }
 
   private async loadSnapshot(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Config } from '../../../config.js';
+import { Semaphore } from '../../llm/semaphore.js';
 import { StorageUnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
@@ -30,6 +31,9 @@ const MIN_PGVECTOR = [0, 8];
  * Later connection loss surfaces as StorageUnavailableError (HTTP 503); the pool replaces broken
  * connections, so service resumes by itself once the database is back.
  */
+/** First key of the scope advisory locks (the second is a hash of the scope), apart from other locks. */
+const SCOPE_LOCK_CLASS = 18_004;
+
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
   if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
   const logger = opts.logger ?? silentLogger;
@@ -60,6 +64,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   const plannerStats = new PlannerStatistics(db, logger);
   plannerStats.start();
   let closed = false;
+  const lockSlots = new Semaphore(Math.max(1, config.db.poolMax - 1));
   return {
     kind: 'postgres',
     patterns: createPatternRepository(db, plannerStats),
@@ -77,6 +82,21 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
+    },
+    withScopeLock(scope, fn) {
+      // The lock lives in a transaction of its own connection and ends with it; `fn` works on
+      // other pooled connections. Callers hold an in-process lock first, so each process has
+      // at most one connection waiting here per scope (no pool exhaustion). A pool of one
+      // connection cannot hold the lock and work at once: only the in-process lock applies.
+      // Locks of different scopes held at once are capped one below the pool size, so at least
+      // one connection stays free for the work done under them (no starvation).
+      if (config.db.poolMax < 2) return fn();
+      return lockSlots.run(() =>
+        db.tx('scope.lock', async (q) => {
+          await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`]);
+          return fn();
+        }),
+      );
     },
     async schemaRevision() {
       const res = await db.query<{ version: number; name: string }>(

@@ -193,7 +193,9 @@ export function createPostgresJobRepository(db: Db, opts: PostgresJobOptions): P
            completed_at = CASE WHEN attempts >= $3 THEN $2::timestamptz ELSE NULL END,
            started_at = CASE WHEN attempts >= $3 THEN started_at ELSE NULL END,
            heartbeat_at = NULL, locked_by = NULL
-         WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $1)
+         WHERE status = 'running' AND (heartbeat_at IS NULL OR (heartbeat_at < $1
+           -- and older than the owner's own stale window, carried in its worker id (core/job-lease.ts)
+           AND heartbeat_at < $2::timestamptz - make_interval(secs => COALESCE(substring(locked_by from '~([0-9]+)$')::bigint, 0) / 1000.0)))
          RETURNING id, operation, status`,
         [staleBefore, at, maxAttempts],
         'jobs.requeue_stale',

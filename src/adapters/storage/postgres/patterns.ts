@@ -79,6 +79,33 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       return res.rows.map(rowToPattern);
     },
 
+    async writeBatch(scope, writes) {
+      if (writes.length === 0) return;
+      // One transaction: a failure at any row rolls back the whole batch (issue 18, 3).
+      await db.tx('patterns.writeBatch', async (q) => {
+        for (const { record, vector, replace } of writes) {
+          if (replace) {
+            const sets = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
+            await q.query(
+              `UPDATE patterns SET ${sets.join(', ')}, dim = $19, embedding = $20::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
+              [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
+            );
+          } else {
+            await q.query(
+              `INSERT INTO patterns (tenant_id, project_id, id, ${UPDATABLE.join(', ')}, dim, embedding)
+               VALUES ($1, $2, $3, ${VALUE_SLOTS}, $19, $20::vector)`,
+              [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
+            );
+            await q.query(
+              'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)',
+              [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
+            );
+          }
+        }
+      });
+      stats.noteWrites(writes.length);
+    },
+
     async update(scope, pattern, vector) {
       const sets = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
       const params: unknown[] = [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern)];

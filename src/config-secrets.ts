@@ -1,0 +1,28 @@
+import type { Config } from './config.js';
+
+/**
+ * Every secret value the configuration holds, for scrubbing provider error text and log lines
+ * (core/secret-scrub.ts). Derived from the parsed Config, so config.ts stays the only reader
+ * of the environment.
+ */
+export function configuredSecrets(config: Config): string[] {
+  const values = [
+    config.llm.apiKey,
+    config.embedding.hostedApiKey,
+    config.auth.bootstrapToken,
+    config.metrics.token,
+    config.payment.secretKey,
+    config.payment.webhookSecret,
+    ...config.auth.apiKeys,
+  ];
+  // The database password rides in the URL.
+  if (config.databaseUrl) {
+    try {
+      const password = decodeURIComponent(new URL(config.databaseUrl).password);
+      if (password) values.push(password);
+    } catch {
+      // An unparseable URL fails elsewhere with its own message.
+    }
+  }
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.length > 0))];
+}

@@ -1,0 +1,215 @@
+/**
+ * The bad-input corpus (issue 18): every text field of every endpoint gets every hostile
+ * string of test/fixtures/bad-input, on JSON storage and on PostgreSQL. The answer must be a
+ * 2xx with the value stored literally, or a 4xx JSON error with a detail; never a 5xx (501 is
+ * the spec's answer for LLM endpoints without a provider, after validation passed).
+ * One server per storage for the whole file; requests go through inject.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { registeredRoutes } from '../../server/route-registry.js';
+import { BAD_NUMBERS, BAD_TEXTS, deepNesting } from '../fixtures/bad-input/corpus.js';
+import { requirePostgres } from '../support/pg.js';
+import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
+import { perFileDatabase } from './db-auth-helpers.js';
+import { startServer } from './helpers.js';
+
+const hasPg = await requirePostgres('bad-input corpus');
+const database = perFileDatabase('badinput');
+
+/** Percent-encodes every byte of the text's UTF-8 (lone surrogates as their WTF-8 bytes). */
+function encodeAll(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const bytes = cp < 0x80 ? [cp]
+      : cp < 0x800 ? [0xc0 | (cp >> 6), 0x80 | (cp & 63)]
+      : cp < 0x10000 ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)]
+      : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
+    out += bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+  }
+  return out;
+}
+
+/** A field of an endpoint to fill with the corpus: builds the request for one value. */
+interface FieldCase {
+  route: string;
+  field: string;
+  request(value: unknown, n: number): { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown };
+  /** Where the value must be found afterwards when the answer was 2xx (export record field). */
+  stored?: (res: LightMyRequestResponse, n: number) => { key: string; field: string } | null;
+  keysOnly?: boolean;
+}
+
+const baseTask = (n: number) => `Corpus case ${n} checks hostile field number ${n * 7 + 3}`;
+const learnBody = (n: number, extra: Record<string, unknown>) => ({ task: baseTask(n), code: `return ${n};`, eval_score: 7, ...extra });
+const learned = (field: string) => (res: LightMyRequestResponse) => {
+  const body = res.json() as { stored: boolean; pattern_key: string };
+  return body.stored ? { key: body.pattern_key, field } : null;
+};
+const importKey = (n: number) => `patterns/corpus${n}`;
+
+const TEXT_FIELDS: FieldCase[] = [
+  ...['task', 'code', 'output', 'run_id', 'author'].map((field): FieldCase => ({
+    route: 'POST /v1/learn', field,
+    request: (v, n) => ({ method: 'POST', url: '/v1/learn', body: learnBody(n, { [field]: v }) }),
+    stored: learned(field),
+  })),
+  ...['task', 'code', 'output', 'run_id', 'author'].map((field): FieldCase => ({
+    route: 'POST /v1/import', field,
+    request: (v, n) => ({ method: 'POST', url: '/v1/import', body: { records: [{ key: importKey(n), ...learnBody(n, { [field]: v }) }] } }),
+    stored: (res, n) => ((res.json() as { imported: number }).imported === 1 ? { key: importKey(n), field } : null),
+  })),
+  { route: 'POST /v1/recall', field: 'task', request: (v) => ({ method: 'POST', url: '/v1/recall', body: { task: v } }) },
+  { route: 'GET /v1/recall', field: 'task', request: (v) => ({ method: 'GET', url: `/v1/recall?task=${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/skills/register', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/register', body: { pattern_key: 'patterns/corpus0', skills: [v] } }) },
+  { route: 'POST /v1/skills/search', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/search', body: { skills: [v] } }) },
+  ...['task', 'code', 'output'].map((field): FieldCase => ({
+    route: 'POST /v1/evaluate', field,
+    request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { task: 't', code: 'c', [field]: v } }),
+  })),
+  { route: 'POST /v1/compose', field: 'task', request: (v) => ({ method: 'POST', url: '/v1/compose', body: { task: v } }) },
+  ...['role', 'current_prompt'].map((field): FieldCase => ({
+    route: 'POST /v1/evolve', field,
+    request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', [field]: v } }),
+  })),
+  { route: 'GET /v1/feedback', field: 'task_type', request: (v) => ({ method: 'GET', url: `/v1/feedback?task_type=${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/jobs', field: 'status', request: (v) => ({ method: 'GET', url: `/v1/jobs?status=${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/jobs/:id', field: 'id', request: (v) => ({ method: 'GET', url: `/v1/jobs/${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/jobs/:id/cancel', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/jobs/${encodeAll(String(v))}/cancel` }) },
+  { route: 'DELETE /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'DELETE', url: `/v1/patterns/${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/analytics/rollup/:window', field: 'window', request: (v) => ({ method: 'GET', url: `/v1/analytics/rollup/${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/analytics/rollup', field: 'window', request: (v) => ({ method: 'POST', url: '/v1/analytics/rollup', body: { window: v } }) },
+  { route: 'GET /v1/analytics/events', field: 'since', request: (v) => ({ method: 'GET', url: `/v1/analytics/events?since=${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/governance/export', field: 'classification', request: (v) => ({ method: 'GET', url: `/v1/governance/export?classification=${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/keys', field: 'name', keysOnly: true, request: (v) => ({ method: 'POST', url: '/v1/keys', body: { name: v } }) },
+  { route: 'POST /v1/keys/bootstrap', field: 'token', request: (v) => ({ method: 'POST', url: '/v1/keys/bootstrap', body: { token: v } }) },
+  { route: 'DELETE /v1/keys/:id', field: 'id', request: (v) => ({ method: 'DELETE', url: `/v1/keys/${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/keys/:id/rotate', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/keys/${encodeAll(String(v))}/rotate` }) },
+];
+
+/** Numeric and enum fields get the BAD_NUMBERS values. */
+const NUMBER_FIELDS: FieldCase[] = [
+  { route: 'POST /v1/learn', field: 'eval_score', request: (v, n) => ({ method: 'POST', url: '/v1/learn', body: learnBody(n, { eval_score: v }) }) },
+  ...['limit', 'offset', 'min_score'].map((field): FieldCase => ({
+    route: 'POST /v1/recall', field, request: (v) => ({ method: 'POST', url: '/v1/recall', body: { task: 'parse csv', [field]: v } }),
+  })),
+  { route: 'POST /v1/evaluate', field: 'num_evals', request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', num_evals: v } }) },
+  { route: 'POST /v1/evolve', field: 'num_issues', request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', num_issues: v } }) },
+  { route: 'POST /v1/analyze-failures', field: 'min_count', request: (v) => ({ method: 'POST', url: '/v1/analyze-failures', body: { min_count: v } }) },
+  { route: 'PUT /v1/governance/retention', field: 'retention_days', request: (v) => ({ method: 'PUT', url: '/v1/governance/retention', body: { retention_days: v } }) },
+  { route: 'POST /v1/keys', field: 'max_patterns', keysOnly: true, request: (v) => ({ method: 'POST', url: '/v1/keys', body: { name: 'n', max_patterns: v } }) },
+  { route: 'POST /v1/import', field: 'eval_score', request: (v, n) => ({ method: 'POST', url: '/v1/import', body: { records: [{ key: importKey(n), ...learnBody(n, { eval_score: v }) }] } }) },
+];
+
+/** Endpoints with no caller-supplied text: their bodies get deep nesting and junk only. */
+const BODY_ONLY_ROUTES = [
+  'POST /v1/aging', 'POST /v1/feedback/decay', 'POST /v1/governance/retention/apply', 'GET /v1/metrics',
+  'GET /v1/export', 'GET /v1/keys', 'GET /v1/health', 'GET /v1/health/deep', 'GET /v1/version', 'GET /metrics',
+  'GET /v1/governance/retention',
+];
+
+/** Why the answer breaks the rule, or null when it is a 2xx or a 4xx JSON error with a detail. */
+function serverFault(res: LightMyRequestResponse, what: string, llmRoute: boolean): string | null {
+  const allowed = llmRoute && res.statusCode === 501;
+  if (res.statusCode >= 500 && !allowed) return `${what} → ${res.statusCode} ${res.body.slice(0, 200)}`;
+  if (res.statusCode >= 400) {
+    let detail: unknown;
+    try {
+      detail = (res.json() as { detail?: unknown }).detail;
+    } catch {
+      detail = undefined;
+    }
+    if (typeof detail !== 'string') return `${what} → ${res.statusCode} without a JSON detail: ${res.body.slice(0, 200)}`;
+  }
+  return null;
+}
+
+const isLlm = (route: string) => /evaluate|compose|evolve/.test(route);
+
+for (const storage of ['json', 'postgres'] as const) {
+  describe.skipIf(storage === 'postgres' && !hasPg)(`bad-input corpus on ${storage} storage`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = storage === 'json' ? await jsonHarness() : await pgHarness(database);
+      // A pattern for skills register to tag.
+      const seeded = await h.call('POST', '/v1/import', { records: [{ key: 'patterns/corpus0', task: 'seed task for tags', code: 'x', eval_score: 5 }] });
+      expect(seeded.statusCode).toBe(200);
+    }, 60_000);
+    afterAll(async () => {
+      await h?.close();
+      if (storage === 'postgres') await database.drop();
+    });
+
+    it('every text field: 2xx and stored literally, or a 4xx with a detail', async () => {
+      const faults: string[] = [];
+      const expected: { key: string; field: string; value: string; what: string }[] = [];
+      let n = 1;
+      for (const fc of TEXT_FIELDS) {
+        if (fc.keysOnly && !h.keysEnabled) continue;
+        for (const bad of BAD_TEXTS) {
+          const caseNo = n++;
+          const req = fc.request(bad.value, caseNo);
+          const what = `${fc.route} ${fc.field} = ${bad.name}`;
+          const res = await h.call(req.method, req.url, req.body);
+          const fault = serverFault(res, what, isLlm(fc.route));
+          if (fault) faults.push(fault);
+          if (res.statusCode < 300 && fc.stored) {
+            const at = fc.stored(res, caseNo);
+            if (at) expected.push({ ...at, value: bad.value, what });
+          }
+        }
+      }
+      expect(faults).toEqual([]);
+      const exported = (await h.call('GET', '/v1/export')).json() as { records: Record<string, unknown>[] };
+      const byKey = new Map(exported.records.map((r) => [r.key as string, r]));
+      for (const e of expected) expect(byKey.get(e.key)?.[e.field], e.what).toBe(e.value);
+      // The rule (NUL and lone surrogates refused) holds the same on both storages.
+      expect(expected.some((e) => e.value.includes('\u0000'))).toBe(false);
+    }, 120_000);
+
+    it('every numeric field: out of range or wrong type is a 4xx, never a 5xx', async () => {
+      const faults: string[] = [];
+      let n = 5000;
+      for (const fc of NUMBER_FIELDS) {
+        if (fc.keysOnly && !h.keysEnabled) continue;
+        for (const bad of BAD_NUMBERS) {
+          const req = fc.request(bad.value, n++);
+          const res = await h.call(req.method, req.url, req.body);
+          const fault = serverFault(res, `${fc.route} ${fc.field} = ${bad.name}`, isLlm(fc.route));
+          if (fault) faults.push(fault);
+        }
+      }
+      expect(faults).toEqual([]);
+    }, 60_000);
+
+    it('deeply nested and malformed bodies are 4xx on every body-taking route', async () => {
+      const faults: string[] = [];
+      const posts = [...TEXT_FIELDS, ...NUMBER_FIELDS]
+        .map((fc) => fc.route)
+        .concat(BODY_ONLY_ROUTES)
+        .filter((r) => /^(POST|PUT) /.test(r) && !r.includes(':'));
+      for (const route of [...new Set(posts)]) {
+        const [method, url] = route.split(' ') as ['POST' | 'PUT', string];
+        for (const payload of [deepNesting(5000), '{"task":', '[1,2,3]', '"just a string"', '{"task":"a","task":{"b":1}}']) {
+          const res = await h.raw(method, url, payload);
+          const fault = serverFault(res, `${route} with ${payload.slice(0, 20)}`, isLlm(route));
+          if (fault) faults.push(fault);
+        }
+      }
+      expect(faults).toEqual([]);
+    }, 60_000);
+
+    it('covers every registered route (a new endpoint must join the corpus)', async () => {
+      const t = storage === 'json' ? await startServer() : null;
+      try {
+        if (!t) return;
+        const covered = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS].map((f) => f.route).concat(BODY_ONLY_ROUTES));
+        const missing = registeredRoutes(t.server).map((r) => `${r.method} ${r.url}`).filter((r) => !covered.has(r));
+        expect(missing).toEqual([]);
+      } finally {
+        await t?.close();
+      }
+    });
+  });
+}
