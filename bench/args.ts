@@ -30,6 +30,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]
   --learn-sample 500          learns timed through the learn service on a directly filled store
   --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
   --seed 42                   seed of the synthetic data
+  --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --help`;
 
 export class UsageError extends Error {}

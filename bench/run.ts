@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
+import { runCliBench } from './cli.js';
 import { measureEmbedding } from './embedding.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
@@ -97,6 +98,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let options: BenchOptions | 'help';
   try {
+    // --cli measures the command line's start-up instead (bench/cli.ts).
+    if (argv.includes('--cli')) {
+      await runCliBench(argv);
+      return 0;
+    }
     options = parseArgs(argv);
   } catch (err) {
     if (err instanceof UsageError) {

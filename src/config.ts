@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ROLES, type Role } from './core/types.js';
 
 /**
@@ -127,8 +126,8 @@ function list(env: Env, name: string): string[] {
 function url(env: Env, name: string): string | null {
   const v = str(env, name);
   if (v === null) return null;
-  const parsed = z.url().safeParse(v);
-  if (!parsed.success) throw new ConfigError(name, `expected a URL, got "${v}"`);
+  // Plain URL parsing: the client commands read this file too, and must not pay for zod.
+  if (!URL.canParse(v)) throw new ConfigError(name, `expected a URL, got "${v}"`);
   return v;
 }
 

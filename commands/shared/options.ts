@@ -10,6 +10,7 @@ export interface ClientOptionValues {
   apiKey?: string;
   project?: string;
   timeout: number;
+  retryWait: number;
   json?: boolean;
 }
 
@@ -29,6 +30,8 @@ export function addClientOptions(cmd: Command): Command {
     .addOption(apiKey)
     .addOption(project)
     .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds').default(60).argParser(positiveNumber))
+    .addOption(new Option('--retry-wait <seconds>', 'longest total wait per request when the service says "retry later" (429/503); 0 never waits')
+      .default(120).argParser(nonNegativeNumber))
     .option('--json', 'print JSON (the default when stdout is not a terminal)');
 }
 
@@ -39,15 +42,25 @@ export async function withClient<T>(
   work: (client: ServiceClient, out: Output) => Promise<T>,
 ): Promise<T> {
   const io = ioOf(cmd);
+  const out = createOutput(io, { json: opts.json });
   const client = new ServiceClient({
     url: opts.url,
     apiKey: opts.apiKey ?? null,
     project: opts.project ?? null,
     timeoutMs: Math.round(opts.timeout * 1000),
     userAgent: `service-cli/${cliVersion()}`,
+    // The CLI renders only fields it knows and starts once per call: no zod on the hot paths.
+    responseCheck: 'shape',
+    retry: {
+      maxWaitMs: Math.round(opts.retryWait * 1000),
+      wait: (w) => out.pause(
+        `${w.status === 429 ? 'rate limited' : 'service unavailable'} (HTTP ${w.status}): waiting ${formatSeconds(w.seconds)} before retry ${w.attempt} of ${w.method} ${w.path}`,
+        w.seconds * 1000,
+      ),
+    },
   });
   try {
-    return await work(client, createOutput(io, { json: opts.json }));
+    return await work(client, out);
   } finally {
     await client.close();
   }
@@ -58,6 +71,16 @@ export function positiveNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
   return n;
+}
+
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number of at least 0');
+  return n;
+}
+
+function formatSeconds(s: number): string {
+  return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
 }
 
 export function finiteNumber(value: string): number {

@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import ora from 'ora';
-import { ApiError } from '../../src/client/index.js';
+import { ApiError } from '../../src/client/errors.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Io, OutStream } from './context.js';
 
 /**
@@ -22,6 +22,16 @@ export interface Output {
   note(text: string): void;
   /** A spinner on stderr while `work` runs (only drawn on a TTY). */
   withSpinner<T>(text: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * A spinner whose text the caller updates (batch progress); nothing off a TTY. While it
+   * runs, pauses() show inside it instead of drawing over it.
+   */
+  startSpinner(text: string): Promise<{ update(text: string): void; stop(): void }>;
+  /**
+   * Waits `ms` and tells the person why: inside the running spinner on a terminal, else one
+   * line on stderr per wait (CI logs show every wait).
+   */
+  pause(reason: string, ms: number): Promise<void>;
   /** Rewrites one progress line on a TTY stderr; silent elsewhere. Finish with progressDone(). */
   progress(text: string): void;
   progressDone(): void;
@@ -40,6 +50,13 @@ export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
   // e.g. under `script` in CI) would make it loop forever, so such terminals get no spinner.
   const spinnerOk = stderrTTY && (io.stderr.columns ?? 0) > 0;
   let progressShown = false;
+  // The spinner on screen (at most one), so pauses can show in it instead of over it.
+  let active: { text: string } | null = null;
+  const newSpinner = async (text: string) => {
+    // Loaded only when a spinner is drawn: piped runs (scripts, loops) never pay for it.
+    const { default: ora } = await import('ora');
+    return ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
+  };
 
   return {
     json,
@@ -54,18 +71,39 @@ export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
       if (!json) io.stderr.write(`${text}\n`);
     },
     async withSpinner(text, work) {
-      if (!spinnerOk) return work();
-      const spinner = ora({
-        text,
-        stream: io.stderr as NodeJS.WritableStream,
-        discardStdin: false,
-        color: io.env.noColor ? false : 'cyan',
-      }).start();
+      if (!spinnerOk || active) return work();
+      const spinner = await newSpinner(text);
+      active = spinner;
       try {
         return await work();
       } finally {
         spinner.stop();
+        active = null;
       }
+    },
+    async startSpinner(text) {
+      if (!spinnerOk || active) return { update() {}, stop() {} };
+      const spinner = await newSpinner(text);
+      active = spinner;
+      return {
+        update: (next) => { spinner.text = next; },
+        stop: () => {
+          spinner.stop();
+          active = null;
+        },
+      };
+    },
+    async pause(reason, ms) {
+      const spinner = active;
+      if (spinner) {
+        const before = spinner.text;
+        spinner.text = `${before} (${reason})`;
+        await delay(ms);
+        if (spinner.text === `${before} (${reason})`) spinner.text = before;
+        return;
+      }
+      io.stderr.write(`${reason}\n`);
+      await delay(ms);
     },
     progress(text) {
       if (!stderrTTY) return;
