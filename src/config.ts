@@ -64,7 +64,7 @@ export interface Config {
     };
   };
   corsOrigins: string[];
-  rateLimit: { default: number; expensive: number; perKey: number };
+  rateLimit: { default: number; expensive: number; perKey: number; windowSeconds: number };
   trustedProxies: string[];
   maxBodySize: number;
   redaction: boolean;
@@ -216,6 +216,8 @@ export function loadConfig(env: Env = process.env): Config {
       default: num(env, 'SERVICE_RATE_LIMIT_DEFAULT', 60, { min: 1, int: true }),
       expensive: num(env, 'SERVICE_RATE_LIMIT_EXPENSIVE', 10, { min: 1, int: true }),
       perKey: num(env, 'SERVICE_RATE_LIMIT_PER_KEY', 120, { min: 1, int: true }),
+      // (+) Length of the fixed window the three limits count in; short ones are for tests.
+      windowSeconds: num(env, 'SERVICE_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, int: true }),
     },
     trustedProxies: str(env, 'SERVICE_TRUSTED_PROXIES') === null
       ? ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']
