@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest,
+  AgingRequest, LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
 import { runAging } from '../../src/services/aging.js';
@@ -15,8 +15,6 @@ import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-/** Operations that take no body accept none, or an empty JSON object. */
-const EmptyBody = z.object({}).strict().optional();
 const DeleteParams = z.object({ key: PatternKey });
 
 /** Memory operations of SPEC.md: learn, recall, metrics, aging, pattern delete, skills. */
@@ -47,9 +45,9 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   });
 
   app.post('/v1/aging', { config: { permission: 'aging' } }, async (request, reply) => {
-    parseWith(EmptyBody, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', null);
-    return runAging(deps, authed(request).scope);
+    const input = parseWith(AgingRequest, request.body ?? {});
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', input);
+    return runAging(deps, authed(request).scope, input);
   });
 
   // The key is `patterns/<id>` URL-encoded as one segment (slash as %2F).

@@ -101,8 +101,10 @@ export class ServiceClient {
     return this.request('GET', '/v1/metrics', { schema: async () => (await memory()).MetricsResponse });
   }
 
-  aging(): Promise<AgingResponse> {
-    return this.request('POST', '/v1/aging', { schema: async () => (await memory()).AgingResponse });
+  /** Decays and prunes; with `dry_run` (+) only reports what it would do. */
+  aging(options: { dry_run?: boolean } = {}): Promise<AgingResponse> {
+    const body = options.dry_run ? { dry_run: true } : undefined;
+    return this.request('POST', '/v1/aging', { body, schema: async () => (await memory()).AgingResponse });
   }
 
   /** Permanently deletes `patterns/<id>` (the slash is sent as %2F). */
