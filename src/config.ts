@@ -287,6 +287,8 @@ export interface ClientEnv {
   bootstrapToken: string | null;
   noColor: boolean;
   ci: boolean;
+  /** GITHUB_STEP_SUMMARY: a file CI renders as the job's summary (`evaluate` appends Markdown). */
+  stepSummary?: string | null;
 }
 
 export function loadClientEnv(env: Env = process.env): ClientEnv {
@@ -297,6 +299,7 @@ export function loadClientEnv(env: Env = process.env): ClientEnv {
     bootstrapToken: str(env, 'SERVICE_BOOTSTRAP_TOKEN'),
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
     ci: str(env, 'CI') !== null && env.CI !== 'false',
+    stepSummary: str(env, 'GITHUB_STEP_SUMMARY'),
   };
 }
 

@@ -12,6 +12,7 @@ export interface ClientOptionValues {
   timeout: number;
   retryWait: number;
   json?: boolean;
+  format?: 'table' | 'json';
 }
 
 /**
@@ -32,7 +33,8 @@ export function addClientOptions(cmd: Command): Command {
     .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds').default(60).argParser(positiveNumber))
     .addOption(new Option('--retry-wait <seconds>', 'longest total wait per request when the service says "retry later" (429/503); 0 never waits')
       .default(120).argParser(nonNegativeNumber))
-    .option('--json', 'print JSON (the default when stdout is not a terminal)');
+    .option('--json', 'print JSON (the default when stdout is not a terminal); errors on stderr become JSON too')
+    .addOption(new Option('--format <format>', 'table or json, whether or not stdout is a terminal').choices(['table', 'json']));
 }
 
 /** Runs `work` with a client and the output helper, closing the client's connections after. */
@@ -42,7 +44,7 @@ export async function withClient<T>(
   work: (client: ServiceClient, out: Output) => Promise<T>,
 ): Promise<T> {
   const io = ioOf(cmd);
-  const out = createOutput(io, { json: opts.json });
+  const out = createOutput(io, { json: opts.json, format: opts.format });
   const client = new ServiceClient({
     url: opts.url,
     apiKey: opts.apiKey ?? null,
@@ -93,6 +95,15 @@ export function wholeNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n)) throw new InvalidArgumentError('expected a whole number');
   return n;
+}
+
+/** A number within [min, max] (`--min-score 11` is refused before any request). */
+export function numberIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = finiteNumber(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    return n;
+  };
 }
 
 /** A whole number within [min, max]; for flags whose bounds are not the server's to check. */

@@ -1,5 +1,4 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import { ApiError } from '../../src/client/errors.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Io, OutStream } from './context.js';
 
@@ -42,8 +41,9 @@ function colorFor(io: Io, stream: OutStream): ChalkInstance {
   return new Chalk({ level: enabled ? 1 : 0 });
 }
 
-export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
-  const json = opts.json === true || io.stdout.isTTY !== true;
+export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 'json' } = {}): Output {
+  // --format decides whatever stdout is; otherwise JSON when piped (or with --json).
+  const json = opts.json === true || opts.format === 'json' || (opts.format === undefined && io.stdout.isTTY !== true);
   const color = colorFor(io, io.stdout);
   const stderrTTY = io.stderr.isTTY === true && !io.env.ci;
   // ora divides by the terminal width: a pseudo-terminal reporting 0 columns (no size set,
@@ -117,27 +117,7 @@ export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
   };
 }
 
-/** `error: <detail>` on stderr, with field errors and a hint where one helps. */
-export function printError(io: Io, err: unknown): void {
-  const red = colorFor(io, io.stderr).red;
-  const lines = [`${red('error:')} ${messageOf(err)}`];
-  if (err instanceof ApiError) {
-    // The detail usually quotes the first problem already; list only what it does not say.
-    for (const f of err.fieldErrors) {
-      const line = `${f.path || 'body'}: ${f.message}`;
-      if (!err.detail.includes(line)) lines.push(`  ${line}`);
-    }
-    if (err.status === 401) lines.push('  hint: pass --api-key or set SERVICE_API_KEY');
-    if (err.status >= 500 && err.requestId) lines.push(`  request id: ${err.requestId}`);
-  }
-  io.stderr.write(`${lines.join('\n')}\n`);
-}
-
-function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.detail;
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { printError, type ErrorView } from './print-error.js';
 
 // Matches ANSI colour sequences so column widths count visible characters only.
 // eslint-disable-next-line no-control-regex
