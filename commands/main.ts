@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { attachContext, exitCodeOf, processIo, type Io } from './shared/context.js';
-import { EXIT_CODE_HELP, ExitCode } from './shared/exit-codes.js';
+import { loadClientEnvWithFile } from '../src/config.js';
+import { readEnvFile, envFileArgument } from './shared/env-file.js';
+import { EXIT_CODE_HELP, ExitCode, exitCodeFor } from './shared/exit-codes.js';
+import { printError } from './shared/print-error.js';
 import { cliVersion } from './shared/package-info.js';
+import { addDefaultExamples } from './examples.js';
 import { COMMANDS, commandsFor } from './registry.js';
 
 /**
@@ -10,9 +14,17 @@ import { COMMANDS, commandsFor } from './registry.js';
  * Only the command being run is imported (commands/registry.ts), so start-up stays short.
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  try {
+    const envFile = envFileArgument(argv.slice(2));
+    if (envFile !== null) io = { ...io, env: loadClientEnvWithFile(readEnvFile(envFile)) };
+  } catch (err) {
+    printError(io, err);
+    return exitCodeFor(err);
+  }
   const program = new Command('service')
     .description('Execution memory and evaluation service for AI agents: run the server or talk to one.')
     .version(cliVersion(), '-V, --version', 'print the CLI version')
+    .option('--env-file <file>', 'read SERVICE_* settings for client commands from a dotenv file (the shell\'s own variables win)')
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({
@@ -25,6 +37,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   attachContext(program, io);
 
   for (const name of commandsFor(argv.slice(2))) (await COMMANDS[name]()).register(program);
+  addDefaultExamples(program);
 
   try {
     await program.parseAsync(argv);

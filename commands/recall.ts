@@ -62,12 +62,13 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
   if (res.matches.length === 0) return offset > 0 ? 'no more matches' : 'no matches';
   const rows = res.matches.map((m, i) => [
     String(offset + i + 1),
+    m.score.toFixed(3),
     m.similarity.toFixed(3),
     TIER_COLOURS[m.reuse_tier](c)(m.reuse_tier),
     m.pattern_key,
     snippet(m.pattern.task),
   ]);
-  const lines = [table(['rank', 'similarity', 'tier', 'key', 'task'], rows, c)];
+  const lines = [table(['rank', 'score', 'similarity', 'tier', 'key', 'task'], rows, c)];
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');
 }

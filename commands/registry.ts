@@ -32,6 +32,10 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   retention: () => import('./retention.js'),
   jobs: () => import('./jobs.js'),
   aging: () => import('./aging.js'),
+  patterns: () => import('./patterns.js'),
+  metrics: () => import('./metrics.js'),
+  skills: () => import('./skills.js'),
+  completion: () => import('./completion.js'),
 };
 
 /**

@@ -291,6 +291,14 @@ export interface ClientEnv {
   stepSummary?: string | null;
 }
 
+/**
+ * Client settings with an --env-file's variables (+) beneath the real environment's: a
+ * variable set in the shell wins, as with `node --env-file`.
+ */
+export function loadClientEnvWithFile(fileVars: Env): ClientEnv {
+  return loadClientEnv({ ...fileVars, ...process.env });
+}
+
 export function loadClientEnv(env: Env = process.env): ClientEnv {
   return {
     url: str(env, 'SERVICE_URL') ?? 'http://127.0.0.1:8000',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../contracts/health.js';
 import type {
-  AgingResponse, DeletePatternResponse, ExportResponse, ImportRecord, ImportResponse, LearnRequest, LearnResponse,
+  AgingResponse, DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, ImportResponse, LearnRequest, LearnResponse,
   MetricsResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import { ApiError } from './errors.js';
@@ -105,6 +105,11 @@ export class ServiceClient {
   aging(options: { dry_run?: boolean } = {}): Promise<AgingResponse> {
     const body = options.dry_run ? { dry_run: true } : undefined;
     return this.request('POST', '/v1/aging', { body, schema: async () => (await memory()).AgingResponse });
+  }
+
+  /** (+) One stored pattern with all its fields (`patterns/<id>`). */
+  getPattern(key: string): Promise<ExportRecord> {
+    return this.request('GET', `/v1/patterns/${encodeURIComponent(key)}`, { schema: async () => (await memory()).ExportRecord });
   }
 
   /** Permanently deletes `patterns/<id>` (the slash is sent as %2F). */
