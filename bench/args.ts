@@ -40,6 +40,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
+  --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --help`;
 
 export class UsageError extends Error {}

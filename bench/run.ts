@@ -7,6 +7,7 @@ import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
 import { runExportBench } from './export.js';
+import { runCliBench } from './cli.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -106,6 +107,11 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--http')) return httpMain(argv.filter((a) => a !== '--http'));
   let options: BenchOptions | 'help';
   try {
+    // --cli measures the command line's start-up instead (bench/cli.ts).
+    if (argv.includes('--cli')) {
+      await runCliBench(argv);
+      return 0;
+    }
     options = parseArgs(argv);
   } catch (err) {
     if (err instanceof UsageError) {

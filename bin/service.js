@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Thin entry: everything lives in commands/main.ts (compiled to dist/ by `npm run build`,
 // which `npm ci` runs through the prepare script).
-import { setTimeout } from 'node:timers';
 import { main } from '../dist/commands/main.js';
 
 // A reader that stops early (`service export | head`) closes the pipe: not our failure.
@@ -12,7 +11,9 @@ process.stdout.on('error', (err) => {
 
 const code = await main(process.argv);
 process.exitCode = code;
-// The command is done and its output written (pipes and files are synchronous on POSIX). If a
-// stray handle (a library's timer or socket) would keep the process alive, end it anyway;
-// unref() means this timer never delays a normal exit.
-setTimeout(() => process.exit(code), 1000).unref();
+// The command is done. Once what it wrote has reached stdout and stderr, end the process: a
+// library's idle timer (undici keeps one ticking for up to a second after its pool closed)
+// must not add its delay to every call of a command that shell loops run.
+const flushed = (stream) => new Promise((resolve) => stream.write('', resolve));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

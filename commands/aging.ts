@@ -1,21 +1,39 @@
 import type { Command } from 'commander';
-import { AgingResponse } from '../src/contracts/memory.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
-import { action } from './shared/context.js';
+import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
+import { action, ioOf } from './shared/context.js';
+import { ExitCode } from './shared/exit-codes.js';
+import { addExamples } from './shared/help.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
+
+interface AgingOptions extends ClientOptionValues, AsyncOptionValues, YesOptionValues {
+  dryRun?: boolean;
+}
 
 /** `service aging`: decay pattern scores (x0.98 per week) and prune the faded ones. */
 export function register(program: Command): void {
   const cmd = program
     .command('aging')
-    .description('decay the success scores of stored patterns (x0.98 per week) and prune those below 0.1');
+    .description('decay the success scores of stored patterns (x0.98 per week) and prune those below 0.1 (irreversible)')
+    .option('--dry-run', 'only count what would be decayed and pruned; change nothing');
+  addYesOption(cmd);
   addClientOptions(cmd);
   addAsyncOptions(cmd);
-  cmd.action(action(async (opts: ClientOptionValues & AsyncOptionValues, command: Command) =>
-    withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'aging', schema: AgingResponse },
-        () => out.withSpinner('aging…', () => client.aging()));
+  addExamples(cmd, ['service aging --dry-run', 'service aging --yes   # in a cron job']);
+  cmd.action(action(async (opts: AgingOptions, command: Command) => {
+    const dryRun = opts.dryRun === true;
+    if (!dryRun && !(await confirmDestructive(ioOf(command), opts, {
+      action: 'age patterns (pruned patterns are deleted)',
+      question: 'Decay every pattern\'s score and permanently delete those below 0.1?',
+    }))) return ExitCode.FAILURE;
+    return withClient(opts, command, async (client, out) => {
+      const { AgingResponse } = await import('../src/contracts/memory.js');
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'aging', body: dryRun ? { dry_run: true } : undefined, schema: AgingResponse },
+        () => out.withSpinner('aging…', () => client.aging({ dry_run: dryRun })));
       if (res === undefined) return;
-      out.result(res, () => `aged ${res.aged} patterns, pruned ${res.pruned}; ${res.remaining} remain`);
-    })));
+      out.result(res, () => res.dry_run
+        ? `dry run: ${res.aged} patterns would be decayed and ${res.pruned} pruned; ${res.remaining} would remain`
+        : `aged ${res.aged} patterns, pruned ${res.pruned}; ${res.remaining} remain`);
+    });
+  }));
 }

@@ -45,9 +45,26 @@ function details(result: EvaluateResponse): string {
   return lines.join('\n');
 }
 
+/** Scores as <properties>, so CI tools can chart them per case without parsing text. */
+function properties(result: EvaluateResponse): string {
+  const props: [string, string | number | boolean][] = [
+    ['median_score', result.median_score],
+    ['variance', result.variance],
+    ['high_variance', result.high_variance],
+    ['adversarial_detected', result.adversarial_detected],
+    ...result.scores.map((s, i): [string, number] => [`evaluator_${i + 1}_overall`, s.overall]),
+  ];
+  return [
+    '      <properties>',
+    ...props.map(([name, value]) => `        <property ${attr('name', name)} ${attr('value', String(value))}/>`),
+    '      </properties>',
+  ].join('\n');
+}
+
 function testcase(outcome: CaseOutcome): string {
   const open = `    <testcase ${attr('name', outcome.name)} ${attr('classname', 'service.evaluate')} ${attr('time', secs(outcome.seconds))}`;
   const body: string[] = [];
+  if (outcome.result) body.push(properties(outcome.result));
   if (outcome.error) {
     body.push(`      <error ${attr('message', outcome.error.message)} ${attr('type', outcome.error.kind)}>${xmlEscape(outcome.error.message)}</error>`);
   } else if (outcome.gateFailures.length > 0) {

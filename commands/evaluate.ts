@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import ora from 'ora';
-import { ApiError } from '../src/client/index.js';
+import { ApiError } from '../src/client/errors.js';
 import { JobsClient } from '../src/client/jobs.js';
 import { LlmClient, type EvaluateRequest } from '../src/client/llm.js';
 import { EvaluateResponse } from '../src/contracts/llm.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
+import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf, type Io } from './shared/context.js';
 import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
-import { writeFileAtomic } from './shared/files.js';
+import { assertWritableFile, writeFileAtomic } from './shared/files.js';
 import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './shared/input.js';
-import { addClientOptions, finiteNumber, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
+import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type Output } from './shared/output.js';
 
 interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
@@ -41,7 +41,7 @@ export function register(program: Command): void {
     .option('--output <text>', "the program's output: literal text, - for stdin, @file")
     .option('--num-evals <n>', 'independent evaluators, 1 to 10 (server default 3)', integerIn(1, 10))
     .option('--pattern-key <key>', 'record the median as an eval observation of this stored pattern')
-    .option('--min-score <score>', 'exit 100 when the median score is below this', finiteNumber)
+    .option('--min-score <score>', 'exit 100 when the median score is below this (0 to 10)', numberIn(0, 10))
     .option('--fail-on-adversarial', 'exit 100 when hard-coded or faked output is detected')
     .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per case)')
@@ -54,6 +54,9 @@ export function register(program: Command): void {
     const io = ioOf(command);
     const cases = opts.batch !== undefined ? await batchCases(opts, io) : [await singleCase(opts, io)];
     if (opts.async && !opts.wait && opts.batch !== undefined) throw new UsageError('--async submits one evaluation; with --batch use --wait');
+    // Found out now, not after the LLM calls were paid for: the report's folder is created and
+    // the file must be writable.
+    if (opts.junit) await assertWritableFile(opts.junit, '--junit');
     return withClient(opts, command, async (client, out) => {
       if (opts.async && !opts.wait) return printAccepted(out, await new JobsClient(client).submit('evaluate', cases[0].request));
       // --wait: each case runs as a background job (same result; survives a server restart).
@@ -64,6 +67,7 @@ export function register(program: Command): void {
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
       if (opts.junit) await writeFileAtomic(opts.junit, junitXml(outcomes, new Date()));
+      if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
       return opts.batch !== undefined ? reportBatch(io, out, outcomes) : reportSingle(io, out, outcomes[0], opts);
     });
   }));
@@ -144,21 +148,6 @@ async function evaluateCase(
   }
 }
 
-/**
- * A progress line on a terminal's stderr: an ora spinner, or a rewritten plain line when the
- * terminal reports zero columns (a pty without a size, where ora's line math never ends).
- */
-function progressDisplay(io: Io, out: Output, text: string): { update(text: string): void; stop(): void } {
-  if (io.stderr.isTTY !== true || io.env.ci) return { update() {}, stop() {} };
-  if (io.stderr.columns === 0) {
-    out.progress(text);
-    return { update: (next) => out.progress(next), stop: () => out.progressDone() };
-  }
-  // Started with its first text, so even a batch faster than one spinner frame shows progress.
-  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
-  return { update: (next) => { spinner.text = next; }, stop: () => spinner.stop() };
-}
-
 /** Runs the cases with at most `limit` in flight, drawing a progress bar on a terminal. */
 async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalCase[], limit: number, run: (c: EvalCase) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(cases.length);
@@ -168,7 +157,7 @@ async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalC
     const filled = Math.round((done / cases.length) * width);
     return `evaluating [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${cases.length}`;
   };
-  const progress = progressDisplay(io, out, bar());
+  const progress = await out.startSpinner(bar());
   const draw = () => progress.update(bar());
   let next = 0;
   const worker = async () => {

@@ -2,10 +2,11 @@ import { Option, type Command } from 'commander';
 import { KeysClient, type KeyInfo } from '../src/client/keys.js';
 import { ROLES } from '../src/core/types.js';
 import { action, ioOf } from './shared/context.js';
-import { ExitCode, UsageError } from './shared/exit-codes.js';
+import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { table } from './shared/output.js';
-import { askConfirm, canPrompt, printIssuedSecret } from './key-secrets.js';
+import { printIssuedSecret } from './key-secrets.js';
+import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 
 interface CreateOptions extends ClientOptionValues {
   name: string;
@@ -15,9 +16,7 @@ interface CreateOptions extends ClientOptionValues {
   forProject?: string;
 }
 
-interface RevokeOptions extends ClientOptionValues {
-  yes?: boolean;
-}
+type RevokeOptions = ClientOptionValues & YesOptionValues;
 
 /** `service keys create | list | revoke | rotate`: API keys of the caller's project (DB auth mode). */
 export function register(program: Command): void {
@@ -57,18 +56,14 @@ export function register(program: Command): void {
   const revoke = keys
     .command('revoke')
     .description('revoke a key: every request with it is refused at once')
-    .argument('<key-id>', 'id of the key (see `service keys list`)')
-    .option('-y, --yes', 'do not ask for confirmation (required without a terminal)');
+    .argument('<key-id>', 'id of the key (see `service keys list`)');
+  addYesOption(revoke);
   addClientOptions(revoke);
   revoke.action(action(async (keyId: string, opts: RevokeOptions, command: Command) => {
-    const io = ioOf(command);
-    if (!opts.yes) {
-      if (!canPrompt(io)) throw new UsageError(`refusing to revoke ${keyId} without confirmation: pass --yes (there is no terminal to ask on)`);
-      if (!(await askConfirm(io, `Revoke API key ${keyId}? Requests using it will be refused at once.`))) {
-        io.stderr.write('not revoked\n');
-        return ExitCode.FAILURE;
-      }
-    }
+    if (!(await confirmDestructive(ioOf(command), opts, {
+      action: `revoke ${keyId}`,
+      question: `Revoke API key ${keyId}? Requests using it will be refused at once.`,
+    }))) return ExitCode.FAILURE;
     return withClient(opts, command, async (client, out) => {
       const revoked = await new KeysClient(client).revoke(keyId);
       out.result(revoked, () => `revoked ${revoked.key_id} ("${revoked.name}") at ${revoked.revoked_at}`);
@@ -94,7 +89,7 @@ function renderKeys(keys: KeyInfo[], dim: (s: string) => string): string {
   if (keys.length === 0) return 'no API keys in this project';
   const rows = keys.map((k) => {
     const cells = [k.key_id, k.name, k.role, `${k.prefix}…`, k.status, k.created_at.slice(0, 10), k.expires_at?.slice(0, 10) ?? '-', k.max_patterns === null ? '-' : String(k.max_patterns)];
-    return k.status === 'active' ? cells : cells.map(dim);
+    return k.status === 'active' ? cells : cells.map((cell) => dim(cell));
   });
   return table(['key id', 'name', 'role', 'prefix', 'status', 'created', 'expires', 'max patterns'], rows);
 }

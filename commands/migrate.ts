@@ -1,12 +1,17 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import type { SchemaStatus } from '../src/adapters/migrations/index.js';
+import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
+import { ExitCode } from './shared/exit-codes.js';
+import { addExamples } from './shared/help.js';
 import { createOutput, table, type Output } from './shared/output.js';
 
-interface MigrateOptions {
+interface MigrateOptions extends YesOptionValues {
   to?: string;
   json?: boolean;
+  dryRun?: boolean;
+  check?: boolean;
 }
 
 type Direction = 'up' | 'down';
@@ -20,29 +25,56 @@ export function register(program: Command): void {
     .command('migrate')
     .description('apply or revert the PostgreSQL schema migrations (needs SERVICE_DATABASE_URL)');
 
-  migrate
+  const up = migrate
     .command('up')
     .description('apply every pending migration, or those up to --to')
     .option('--to <revision>', 'stop after this revision (e.g. 0001 or 0001_init)')
+    .option('--dry-run', 'print the SQL that would run, apply nothing')
     .option('--json', 'print JSON (the default when stdout is not a terminal)')
-    .action(action(async (opts: MigrateOptions, command: Command) => run(command, opts, 'up')));
+    .action(action(async (opts: MigrateOptions, command: Command) => (opts.dryRun ? planUp(command, opts) : run(command, opts, 'up'))));
+  addExamples(up, ['SERVICE_DATABASE_URL=postgres://… service migrate up', 'service migrate up --dry-run > pending.sql']);
 
-  migrate
+  const down = migrate
     .command('down')
-    .description('revert the newest applied migration, or every one above --to (--to 0 reverts all)')
+    .description('revert the newest applied migration, or every one above --to (--to 0 reverts all; drops data)')
     .option('--to <revision>', 'keep this revision and revert everything after it')
-    .option('--json', 'print JSON (the default when stdout is not a terminal)')
-    .action(action(async (opts: MigrateOptions, command: Command) => run(command, opts, 'down')));
+    .option('--json', 'print JSON (the default when stdout is not a terminal)');
+  addYesOption(down);
+  addExamples(down, ['service migrate down            # asks first', 'service migrate down --to 0001 --yes']);
+  down.action(action(async (opts: MigrateOptions, command: Command) => {
+    const target = opts.to === undefined ? 'the newest applied migration' : `every migration after ${opts.to}`;
+    if (!(await confirmDestructive(ioOf(command), opts, {
+      action: `revert ${target}`,
+      question: `Revert ${target}? Tables and data it created are dropped.`,
+    }))) return ExitCode.FAILURE;
+    return run(command, opts, 'down');
+  }));
 
-  migrate
+  const status = migrate
     .command('status')
     .description('list the migrations and whether each is applied')
+    .option('--check', 'exit 1 when migrations are pending (or unknown to this build), for deploy pipelines')
     .option('--json', 'print JSON (the default when stdout is not a terminal)')
-    .action(action(async (opts: MigrateOptions, command: Command) => status(command, opts)));
+    .action(action(async (opts: MigrateOptions, command: Command) => showStatus(command, opts)));
+  addExamples(status, ['service migrate status', 'service migrate status --check || service migrate up']);
 }
 
 // Loaded on use so client-only commands never pay for the PostgreSQL driver.
 const migrations = () => import('../src/adapters/migrations/index.js');
+
+async function planUp(command: Command, opts: MigrateOptions): Promise<void> {
+  const out = createOutput(ioOf(command), { json: opts.json });
+  const m = await migrations();
+  const pool = await m.openMaintenancePool(loadConfig(), 'migrate up --dry-run');
+  try {
+    const steps = await m.planMigrateUp(pool, { to: opts.to });
+    out.result({ dry_run: true, pending: steps }, () => steps.length === 0
+      ? '-- nothing to apply: the database is up to date'
+      : steps.map((s) => `-- ${s.label} (up)\n${s.sql.trimEnd()}\n`).join('\n'));
+  } finally {
+    await pool.end();
+  }
+}
 
 async function run(command: Command, opts: MigrateOptions, direction: Direction): Promise<void> {
   const out = createOutput(ioOf(command), { json: opts.json });
@@ -73,13 +105,14 @@ function summary(direction: Direction, done: string[], after: SchemaStatus): str
   return `${verb} ${done.length} migration${done.length === 1 ? '' : 's'}: ${at}${pending}`;
 }
 
-async function status(command: Command, opts: MigrateOptions): Promise<void> {
+async function showStatus(command: Command, opts: MigrateOptions): Promise<number> {
   const out = createOutput(ioOf(command), { json: opts.json });
   const m = await migrations();
   const pool = await m.openMaintenancePool(loadConfig(), 'migrate status');
   try {
     const s = await m.migrationStatus(pool);
     out.result(s, () => renderStatus(out, s));
+    return opts.check && (s.pending.length > 0 || s.unknown.length > 0) ? ExitCode.FAILURE : ExitCode.OK;
   } finally {
     await pool.end();
   }

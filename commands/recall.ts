@@ -72,6 +72,7 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
   if (res.matches.length === 0) return offset > 0 ? 'no more matches' : 'no matches';
   const rows = res.matches.map((m, i) => [
     String(offset + i + 1),
+    m.score.toFixed(3),
     m.similarity.toFixed(3),
     TIER_COLOURS[m.reuse_tier](c)(m.reuse_tier),
     m.pattern_key,
@@ -80,9 +81,9 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
   const verified = res.matches.some((m) => m.verification !== undefined);
   if (verified) {
     // Verified recalls add the LLM's verdict; '-' where a match was not verified.
-    res.matches.forEach((m, i) => rows[i].splice(3, 0, m.verification ? m.verification.verdict : '-'));
+    res.matches.forEach((m, i) => rows[i].splice(4, 0, m.verification ? m.verification.verdict : '-'));
   }
-  const headers = verified ? ['rank', 'similarity', 'tier', 'verdict', 'key', 'task'] : ['rank', 'similarity', 'tier', 'key', 'task'];
+  const headers = verified ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task'] : ['rank', 'score', 'similarity', 'tier', 'key', 'task'];
   const lines = [table(headers, rows, c)];
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');

@@ -3,11 +3,14 @@ import { InvalidArgumentError } from 'commander';
 import { RetentionClient } from '../src/client/analytics.js';
 import { RetentionApplyResponse } from '../src/contracts/governance.js';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
-import { action } from './shared/context.js';
+import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
+import { action, ioOf } from './shared/context.js';
+import { ExitCode } from './shared/exit-codes.js';
+import { addExamples } from './shared/help.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 
-interface ApplyOptions extends ClientOptionValues, AsyncOptionValues {
+interface ApplyOptions extends ClientOptionValues, AsyncOptionValues, YesOptionValues {
   dryRun?: boolean;
 }
 
@@ -49,10 +52,16 @@ export function register(program: Command): void {
     .command('apply')
     .description('delete every pattern past its retention (irreversible; try --dry-run first)')
     .option('--dry-run', 'only count what would be deleted');
+  addYesOption(apply);
   addClientOptions(apply);
   addAsyncOptions(apply);
-  apply.action(action(async (opts: ApplyOptions, command: Command) =>
-    withClient(opts, command, async (client, out) => {
+  addExamples(apply, ['service retention apply --dry-run', 'service retention apply --yes   # in a scheduled job']);
+  apply.action(action(async (opts: ApplyOptions, command: Command) => {
+    if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, {
+      action: 'delete the patterns past retention',
+      question: 'Permanently delete every pattern past its retention?',
+    }))) return ExitCode.FAILURE;
+    return withClient(opts, command, async (client, out) => {
       const body = { dry_run: opts.dryRun === true };
       const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body, schema: RetentionApplyResponse },
         () => out.withSpinner('applying retention…', () => new RetentionClient(client).apply(body.dry_run)));
@@ -61,5 +70,6 @@ export function register(program: Command): void {
         res.dry_run
           ? `${res.purged_count} patterns are past retention (dry run: nothing deleted)`
           : `deleted ${res.purged_count} patterns past retention`);
-    })));
+    });
+  }));
 }

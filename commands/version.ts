@@ -16,8 +16,8 @@ export function register(program: Command): void {
       try {
         server = await client.version();
       } catch (err) {
-        // Still say which CLI this is; the error line that follows explains the server part.
-        if (!out.json) out.line(`cli     ${cli}`);
+        // Still say which CLI this is (in JSON too); the error that follows explains the server part.
+        out.result({ cli: { version: cli }, server: null }, () => `cli     ${cli}\nserver  unreachable (see the error below)`);
         throw err;
       }
       out.result({ cli: { version: cli }, server }, () => [

@@ -66,7 +66,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
 
   if (config.corsOrigins.length > 0) {
     // Registered first: its hook answers preflights before auth would refuse them.
-    await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after'] });
+    await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'] });
   }
   installRouteRegistry(server);
   // First hook of all: everything after it (auth included) runs inside the request's span.

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { BUNDLED_MODEL_ID } from './core/embedding-model.js';
 import { ROLES, type Role } from './core/types.js';
 
@@ -80,7 +79,7 @@ export interface Config {
     };
   };
   corsOrigins: string[];
-  rateLimit: { default: number; expensive: number; perKey: number };
+  rateLimit: { default: number; expensive: number; perKey: number; windowSeconds: number };
   trustedProxies: string[];
   maxBodySize: number;
   redaction: boolean;
@@ -154,8 +153,8 @@ function list(env: Env, name: string): string[] {
 function url(env: Env, name: string): string | null {
   const v = str(env, name);
   if (v === null) return null;
-  const parsed = z.url().safeParse(v);
-  if (!parsed.success) throw new ConfigError(name, `expected a URL, got "${v}"`);
+  // Plain URL parsing: the client commands read this file too, and must not pay for zod.
+  if (!URL.canParse(v)) throw new ConfigError(name, `expected a URL, got "${v}"`);
   return v;
 }
 
@@ -254,6 +253,8 @@ export function loadConfig(env: Env = process.env): Config {
       default: num(env, 'SERVICE_RATE_LIMIT_DEFAULT', 60, { min: 1, int: true }),
       expensive: num(env, 'SERVICE_RATE_LIMIT_EXPENSIVE', 10, { min: 1, int: true }),
       perKey: num(env, 'SERVICE_RATE_LIMIT_PER_KEY', 120, { min: 1, int: true }),
+      // (+) Length of the fixed window the three limits count in; short ones are for tests.
+      windowSeconds: num(env, 'SERVICE_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, int: true }),
     },
     // No proxy is trusted unless the operator names it (issue 18, 9): trusting private ranges
     // let any peer on the network rotate X-Forwarded-For past the per-IP limit.
@@ -329,6 +330,16 @@ export interface ClientEnv {
   bootstrapToken: string | null;
   noColor: boolean;
   ci: boolean;
+  /** GITHUB_STEP_SUMMARY: a file CI renders as the job's summary (`evaluate` appends Markdown). */
+  stepSummary?: string | null;
+}
+
+/**
+ * Client settings with an --env-file's variables (+) beneath the real environment's: a
+ * variable set in the shell wins, as with `node --env-file`.
+ */
+export function loadClientEnvWithFile(fileVars: Env): ClientEnv {
+  return loadClientEnv({ ...fileVars, ...process.env });
 }
 
 export function loadClientEnv(env: Env = process.env): ClientEnv {
@@ -339,6 +350,7 @@ export function loadClientEnv(env: Env = process.env): ClientEnv {
     bootstrapToken: str(env, 'SERVICE_BOOTSTRAP_TOKEN'),
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
     ci: str(env, 'CI') !== null && env.CI !== 'false',
+    stepSummary: str(env, 'GITHUB_STEP_SUMMARY'),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadClientEnv, type ClientEnv } from '../../src/config.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
-import { printError } from './output.js';
+import { printError, type ErrorView } from './print-error.js';
 
 /** A stream as the CLI sees it: where text goes and whether a person is watching. */
 export interface OutStream {
@@ -58,6 +58,13 @@ export function exitCodeOf(program: Command): number {
   return contextOf(program).exitCode;
 }
 
+/** --json (or --format json) also makes errors JSON; field errors are named by the flags. */
+export function errorViewOf(cmd: Command): ErrorView {
+  const opts = cmd.opts<{ json?: boolean; format?: string }>();
+  const flags = new Set(cmd.options.map((o) => o.long).filter((l): l is string => l !== undefined));
+  return { json: opts.json === true || opts.format === 'json', flags };
+}
+
 /**
  * Wraps a commander action: the handler returns its exit code (or nothing for 0); anything it
  * throws is printed as `error: <detail>` on stderr and mapped through the exit-code table.
@@ -71,7 +78,7 @@ export function action<A extends unknown[]>(handler: (...args: A) => Promise<num
     try {
       ctx.exitCode = (await handler(...args)) ?? ExitCode.OK;
     } catch (err) {
-      printError(ctx.io, err);
+      printError(ctx.io, err, errorViewOf(cmd));
       ctx.exitCode = exitCodeFor(err);
     }
   };

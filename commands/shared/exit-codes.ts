@@ -1,6 +1,6 @@
 import { ConfigError } from '../../src/config.js';
 import { DomainError, type ErrorCode } from '../../src/core/errors.js';
-import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/index.js';
+import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/errors.js';
 
 /**
  * The ONE table of CLI exit codes. Every command ends with one of these; scripts can rely on

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { access, constants, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from './exit-codes.js';
 
@@ -25,5 +25,24 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
     await handle?.close().catch(() => undefined);
     await rm(temp, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Creates the folder of an output file and checks it can be written there, before any work
+ * whose result would otherwise be lost (paid LLM calls). Leaves no file behind.
+ */
+export async function assertWritableFile(path: string, what: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await access(dirname(path), constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`cannot write the ${what} file "${path}": ${(err as Error).message}`);
+  }
+  try {
+    await access(path, constants.W_OK);
+  } catch (err) {
+    // Not there yet is fine (the folder is writable); there but read-only is not.
+    if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`cannot write the ${what} file "${path}": ${(err as Error).message}`);
   }
 }

@@ -10,7 +10,9 @@ export interface ClientOptionValues {
   apiKey?: string;
   project?: string;
   timeout: number;
+  retryWait: number;
   json?: boolean;
+  format?: 'table' | 'json';
 }
 
 /**
@@ -29,7 +31,12 @@ export function addClientOptions(cmd: Command): Command {
     .addOption(apiKey)
     .addOption(project)
     .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds').default(60).argParser(positiveNumber))
-    .option('--json', 'print JSON (the default when stdout is not a terminal)');
+    .addOption(new Option('--retry-wait <seconds>', 'longest total wait per request when the service says "retry later" (429/503); 0 never waits')
+      .default(120).argParser(nonNegativeNumber))
+    .option('--json', 'print JSON (the default when stdout is not a terminal); errors on stderr become JSON too')
+    .addOption(new Option('--format <format>', 'table or json, whether or not stdout is a terminal').choices(['table', 'json']))
+    // Read by main() before parsing (it sets the defaults above); accepted here after the command too.
+    .option('--env-file <file>', 'read SERVICE_URL, SERVICE_API_KEY, SERVICE_PROJECT from a dotenv file');
 }
 
 /** Runs `work` with a client and the output helper, closing the client's connections after. */
@@ -39,15 +46,25 @@ export async function withClient<T>(
   work: (client: ServiceClient, out: Output) => Promise<T>,
 ): Promise<T> {
   const io = ioOf(cmd);
+  const out = createOutput(io, { json: opts.json, format: opts.format });
   const client = new ServiceClient({
     url: opts.url,
     apiKey: opts.apiKey ?? null,
     project: opts.project ?? null,
     timeoutMs: Math.round(opts.timeout * 1000),
     userAgent: `service-cli/${cliVersion()}`,
+    // The CLI renders only fields it knows and starts once per call: no zod on the hot paths.
+    responseCheck: 'shape',
+    retry: {
+      maxWaitMs: Math.round(opts.retryWait * 1000),
+      wait: (w) => out.pause(
+        `${w.status === 429 ? 'rate limited' : 'service unavailable'} (HTTP ${w.status}): waiting ${formatSeconds(w.seconds)} before retry ${w.attempt} of ${w.method} ${w.path}`,
+        w.seconds * 1000,
+      ),
+    },
   });
   try {
-    return await work(client, createOutput(io, { json: opts.json }));
+    return await work(client, out);
   } finally {
     await client.close();
   }
@@ -60,6 +77,16 @@ export function positiveNumber(value: string): number {
   return n;
 }
 
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number of at least 0');
+  return n;
+}
+
+function formatSeconds(s: number): string {
+  return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
+}
+
 export function finiteNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
@@ -70,6 +97,15 @@ export function wholeNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n)) throw new InvalidArgumentError('expected a whole number');
   return n;
+}
+
+/** A number within [min, max] (`--min-score 11` is refused before any request). */
+export function numberIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = finiteNumber(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    return n;
+  };
 }
 
 /** A whole number within [min, max]; for flags whose bounds are not the server's to check. */

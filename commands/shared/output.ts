@@ -1,6 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import ora from 'ora';
-import { ApiError } from '../../src/client/index.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Io, OutStream } from './context.js';
 
 /**
@@ -22,6 +21,16 @@ export interface Output {
   note(text: string): void;
   /** A spinner on stderr while `work` runs (only drawn on a TTY). */
   withSpinner<T>(text: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * A spinner whose text the caller updates (batch progress); nothing off a TTY. While it
+   * runs, pauses() show inside it instead of drawing over it.
+   */
+  startSpinner(text: string): Promise<{ update(text: string): void; stop(): void }>;
+  /**
+   * Waits `ms` and tells the person why: inside the running spinner on a terminal, else one
+   * line on stderr per wait (CI logs show every wait).
+   */
+  pause(reason: string, ms: number): Promise<void>;
   /** Rewrites one progress line on a TTY stderr; silent elsewhere. Finish with progressDone(). */
   progress(text: string): void;
   progressDone(): void;
@@ -32,14 +41,22 @@ function colorFor(io: Io, stream: OutStream): ChalkInstance {
   return new Chalk({ level: enabled ? 1 : 0 });
 }
 
-export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
-  const json = opts.json === true || io.stdout.isTTY !== true;
+export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 'json' } = {}): Output {
+  // --format decides whatever stdout is; otherwise JSON when piped (or with --json).
+  const json = opts.json === true || opts.format === 'json' || (opts.format === undefined && io.stdout.isTTY !== true);
   const color = colorFor(io, io.stdout);
   const stderrTTY = io.stderr.isTTY === true && !io.env.ci;
   // ora divides by the terminal width: a pseudo-terminal reporting 0 columns (no size set,
   // e.g. under `script` in CI) would make it loop forever, so such terminals get no spinner.
   const spinnerOk = stderrTTY && (io.stderr.columns ?? 0) > 0;
   let progressShown = false;
+  // The spinner on screen (at most one), so pauses can show in it instead of over it.
+  let active: { text: string } | null = null;
+  const newSpinner = async (text: string) => {
+    // Loaded only when a spinner is drawn: piped runs (scripts, loops) never pay for it.
+    const { default: ora } = await import('ora');
+    return ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
+  };
 
   return {
     json,
@@ -54,18 +71,39 @@ export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
       if (!json) io.stderr.write(`${text}\n`);
     },
     async withSpinner(text, work) {
-      if (!spinnerOk) return work();
-      const spinner = ora({
-        text,
-        stream: io.stderr as NodeJS.WritableStream,
-        discardStdin: false,
-        color: io.env.noColor ? false : 'cyan',
-      }).start();
+      if (!spinnerOk || active) return work();
+      const spinner = await newSpinner(text);
+      active = spinner;
       try {
         return await work();
       } finally {
         spinner.stop();
+        active = null;
       }
+    },
+    async startSpinner(text) {
+      if (!spinnerOk || active) return { update() {}, stop() {} };
+      const spinner = await newSpinner(text);
+      active = spinner;
+      return {
+        update: (next) => { spinner.text = next; },
+        stop: () => {
+          spinner.stop();
+          active = null;
+        },
+      };
+    },
+    async pause(reason, ms) {
+      const spinner = active;
+      if (spinner) {
+        const before = spinner.text;
+        spinner.text = `${before} (${reason})`;
+        await delay(ms);
+        if (spinner.text === `${before} (${reason})`) spinner.text = before;
+        return;
+      }
+      io.stderr.write(`${reason}\n`);
+      await delay(ms);
     },
     progress(text) {
       if (!stderrTTY) return;
@@ -79,27 +117,7 @@ export function createOutput(io: Io, opts: { json?: boolean } = {}): Output {
   };
 }
 
-/** `error: <detail>` on stderr, with field errors and a hint where one helps. */
-export function printError(io: Io, err: unknown): void {
-  const red = colorFor(io, io.stderr).red;
-  const lines = [`${red('error:')} ${messageOf(err)}`];
-  if (err instanceof ApiError) {
-    // The detail usually quotes the first problem already; list only what it does not say.
-    for (const f of err.fieldErrors) {
-      const line = `${f.path || 'body'}: ${f.message}`;
-      if (!err.detail.includes(line)) lines.push(`  ${line}`);
-    }
-    if (err.status === 401) lines.push('  hint: pass --api-key or set SERVICE_API_KEY');
-    if (err.status >= 500 && err.requestId) lines.push(`  request id: ${err.requestId}`);
-  }
-  io.stderr.write(`${lines.join('\n')}\n`);
-}
-
-function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.detail;
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { printError, type ErrorView } from './print-error.js';
 
 // Matches ANSI colour sequences so column widths count visible characters only.
 // eslint-disable-next-line no-control-regex

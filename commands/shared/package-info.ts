@@ -10,7 +10,10 @@ let cached: string | null = null;
 
 export function cliVersion(): string {
   if (cached !== null) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
+  const here = dirname(fileURLToPath(import.meta.url));
+  // Compiled, this file sits in dist/commands/shared: start there at the root, so a normal
+  // run reads one file and throws no ENOENT on the way (this runs on every command).
+  let dir = here.endsWith(join('dist', 'commands', 'shared')) ? join(here, '..', '..', '..') : here;
   for (let i = 0; i < 6; i++) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown };

@@ -38,7 +38,9 @@ export class InjectTransport implements RequestTransport {
     const body = parseBody(response.body);
     const ok = response.statusCode >= 200 && response.statusCode < 300;
     if (ok) {
-      const parsed = options.schema.safeParse(body);
+      // A schema may be given as a loader (the client defers zod until an answer is checked).
+      const schema = typeof options.schema === 'function' && !('safeParse' in options.schema) ? await (options.schema as () => Promise<S>)() : (options.schema as S);
+      const parsed = schema.safeParse(body);
       if (parsed.success) return parsed.data;
       // Our own route answered outside its contract: a bug, reported as such.
       throw new ProtocolError(path, `${method} ${path} answered outside its contract`);

@@ -13,7 +13,7 @@ import {
   EvolveRequest, EvolveResponse, FeedbackDecayResponse, FeedbackQuery, FeedbackResponse,
 } from '../../src/contracts/llm.js';
 import {
-  AgingResponse, DeletePatternResponse, ExportResponse, ImportRequest, ImportResponse, LearnRequest, LearnResponse,
+  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, ExportResponse, ImportRequest, ImportResponse, LearnRequest, LearnResponse,
   MetricsResponse, RecallQueryString, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
   SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
@@ -62,7 +62,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'POST /v1/recall': { tag: 'memory', summary: 'Find stored patterns similar to a task; returned reusable matches count as reuse unless `readonly`.', body: RecallRequest, response: RecallResponse },
   'GET /v1/recall': { tag: 'memory', summary: 'Read-only recall with the query in the query string.', query: RecallQueryString, response: RecallResponse },
   'GET /v1/metrics': { tag: 'memory', summary: 'Runs, success rate, average eval score, pattern count and reuse rate of the scope.', response: MetricsResponse },
-  'POST /v1/aging': { tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.', body: NoBody, bodyOptional: true, response: AgingResponse, async: true },
+  'POST /v1/aging': { tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.', body: AgingRequest, bodyOptional: true, response: AgingResponse, async: true },
+  'GET /v1/patterns/{key}': { tag: 'memory', summary: 'One stored pattern with all its fields (the export record).', params: KeyPath, response: ExportRecord, errors: [404] },
   'DELETE /v1/patterns/{key}': { tag: 'memory', summary: 'Delete one pattern for good (key URL-encoded, slash as %2F).', params: KeyPath, response: DeletePatternResponse, errors: [404] },
   'POST /v1/skills/register': { tag: 'memory', summary: 'Replace the skill tags of a pattern.', body: SkillsRegisterRequest, response: SkillsRegisterResponse, errors: [404] },
   'POST /v1/skills/search': { tag: 'memory', summary: 'Patterns carrying any (or all) of the given tags.', body: SkillsSearchRequest, response: SkillsSearchResponse },

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { DomainError, QuotaExceededError, ValidationError, type ErrorCode } from '../../src/core/errors.js';
+import { DomainError, QuotaExceededError, RateLimitedError, ValidationError, type ErrorCode } from '../../src/core/errors.js';
 import { wireCodeForStatus, wireCodeOf } from './error-codes.js';
 import { allowedMethods } from './method-not-allowed.js';
 
@@ -26,6 +26,20 @@ const STATUS: Record<ErrorCode, number> = {
 /** Seconds a rate-limited client should wait (the spec fixes it at 60). */
 export const RETRY_AFTER_SECONDS = 60;
 
+/**
+ * Retry-After (the window length: 60 by the spec) plus the standard RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset (seconds until the window turns), so a client can
+ * wait exactly as long as needed.
+ */
+function setRateLimitHeaders(reply: FastifyReply, error: DomainError): void {
+  const info = error instanceof RateLimitedError ? error.info : null;
+  reply.header('retry-after', String(info?.windowSeconds ?? RETRY_AFTER_SECONDS));
+  if (!info) return;
+  reply.header('ratelimit-limit', String(info.limit));
+  reply.header('ratelimit-remaining', '0');
+  reply.header('ratelimit-reset', String(info.resetSeconds));
+}
+
 interface Mapped {
   status: number;
   body: Record<string, unknown>;
@@ -44,7 +58,7 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
     } else if (mapped.status >= 500) {
       request.log.warn({ err: error }, (error as Error).message);
     }
-    if (error instanceof DomainError && error.code === 'rate_limited') reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (error instanceof DomainError && error.code === 'rate_limited') setRateLimitHeaders(reply, error);
     return reply.status(mapped.status).send({ ...mapped.body, request_id: request.id });
   });
 

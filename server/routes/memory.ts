@@ -1,22 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest,
+  AgingRequest, LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
 import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern } from '../../src/services/patterns.js';
+import { deletePattern, getPattern } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-/** Operations that take no body accept none, or an empty JSON object. */
-const EmptyBody = z.object({}).strict().optional();
 const DeleteParams = z.object({ key: PatternKey });
 
 /** Memory operations of SPEC.md: learn, recall, metrics, aging, pattern delete, skills. */
@@ -48,12 +46,17 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   });
 
   app.post('/v1/aging', { config: { permission: 'aging' } }, async (request, reply) => {
-    parseWith(EmptyBody, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', null);
-    return runAging(deps, authed(request).scope);
+    const input = parseWith(AgingRequest, request.body ?? {});
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', input);
+    return runAging(deps, authed(request).scope, input);
   });
 
   // The key is `patterns/<id>` URL-encoded as one segment (slash as %2F).
+  app.get('/v1/patterns/:key', { config: { permission: 'recall' } }, async (request) => {
+    const { key } = parseWith(DeleteParams, request.params, 'path');
+    return getPattern(deps, authed(request).scope, key);
+  });
+
   app.delete('/v1/patterns/:key', { config: { permission: 'patterns:delete' } }, async (request) => {
     const { key } = parseWith(DeleteParams, request.params, 'path');
     return deletePattern(deps, authed(request).scope, key, requestContext(request));

@@ -10,7 +10,7 @@ export {
   ServiceClient, MAX_IMPORT_RECORDS,
   type ServiceClientOptions, type RecallGetQuery, type SkillsRegisterInput, type SkillsSearchInput, type ImportAllOptions,
 } from './service-client.js';
-export type { HttpMethod, QueryValue, RequestOptions, RequestTransport } from './transport.js';
+export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, RetryPolicy, RetryWait, SchemaSource, StreamedResponse, StreamOptions } from './transport.js';
 export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
 export type {
   LearnRequest, LearnResponse, RecallRequest, RecallResponse, RecallMatch, MetricsResponse, AgingResponse,

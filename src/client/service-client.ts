@@ -1,14 +1,18 @@
 import type { z } from 'zod';
-import { DeepHealthResponse, HealthResponse, VersionResponse } from '../contracts/health.js';
-import {
-  AgingResponse, DeletePatternResponse, ExportResponse, ImportResponse, LearnResponse, MetricsResponse,
-  RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
-} from '../contracts/memory.js';
+import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../contracts/health.js';
 import type {
-  AnyImportRecord, LearnRequest, RecallRequest,
+  AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
+  MetricsResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import { ApiError } from './errors.js';
-import { HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport, type StreamedResponse, type StreamOptions } from './transport.js';
+import {
+  HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport, type RetryPolicy, type StreamedResponse, type StreamOptions,
+} from './transport.js';
+
+// The contracts are imported when an answer is checked, not when the client is: a caller that
+// only wants the shape check (the CLI) never loads zod. Node caches the module after the first.
+const memory = () => import('../contracts/memory.js');
+const health = () => import('../contracts/health.js');
 
 export interface ServiceClientOptions {
   /** Base URL of a running service, e.g. http://127.0.0.1:8000 (a path prefix is kept). */
@@ -23,6 +27,16 @@ export interface ServiceClientOptions {
   userAgent?: string;
   /** Sends requests through this instead of HTTP (its own auth); url and headers are then unused. */
   transport?: RequestTransport;
+  /**
+   * `contract` (default): every answer is parsed with its zod contract. `shape`: the answers
+   * of the hot endpoints (learn, recall) are only checked for their top-level fields.
+   */
+  responseCheck?: 'contract' | 'shape';
+  /**
+   * Wait and retry when the service answers 429/503 with RateLimit-Reset or Retry-After, up to
+   * `maxWaitMs` in total per request. Off unless given.
+   */
+  retry?: RetryPolicy;
 }
 
 /** GET /v1/recall takes the recall fields in the query string and is always read-only. */
@@ -41,6 +55,7 @@ export interface ImportAllOptions {
 
 export const MAX_IMPORT_RECORDS = 10_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
+const RECALL_SHAPE = ['matches', 'has_more', 'next_offset'];
 
 /**
  * Typed client of the service's HTTP API: one method per endpoint, each answer validated with
@@ -58,7 +73,13 @@ export class ServiceClient {
     const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'agent-memory-service-client' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (options.project) headers['x-project-id'] = options.project;
-    this.transport = new HttpTransport({ url: options.url, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
+    this.transport = new HttpTransport({
+      url: options.url,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      headers,
+      responseCheck: options.responseCheck,
+      retry: options.retry,
+    });
   }
 
   /** The normalised base URL requests go to. */
@@ -78,40 +99,47 @@ export class ServiceClient {
   }
 
   learn(body: LearnRequest): Promise<LearnResponse> {
-    return this.request('POST', '/v1/learn', { body, schema: LearnResponse });
+    return this.request('POST', '/v1/learn', { body, schema: async () => (await memory()).LearnResponse, shape: ['stored', 'pattern_count'] });
   }
 
   recall(body: RecallRequest): Promise<RecallResponse> {
-    return this.request('POST', '/v1/recall', { body, schema: RecallResponse });
+    return this.request('POST', '/v1/recall', { body, schema: async () => (await memory()).RecallResponse, shape: RECALL_SHAPE });
   }
 
   /** Read-only recall through the query string (no reuse side effects). */
   recallGet(query: RecallGetQuery): Promise<RecallResponse> {
-    return this.request('GET', '/v1/recall', { query: { ...query }, schema: RecallResponse });
+    return this.request('GET', '/v1/recall', { query: { ...query }, schema: async () => (await memory()).RecallResponse, shape: RECALL_SHAPE });
   }
 
   metrics(): Promise<MetricsResponse> {
-    return this.request('GET', '/v1/metrics', { schema: MetricsResponse });
+    return this.request('GET', '/v1/metrics', { schema: async () => (await memory()).MetricsResponse });
   }
 
-  aging(): Promise<AgingResponse> {
-    return this.request('POST', '/v1/aging', { schema: AgingResponse });
+  /** Decays and prunes; with `dry_run` (+) only reports what it would do. */
+  aging(options: { dry_run?: boolean } = {}): Promise<AgingResponse> {
+    const body = options.dry_run ? { dry_run: true } : undefined;
+    return this.request('POST', '/v1/aging', { body, schema: async () => (await memory()).AgingResponse });
+  }
+
+  /** (+) One stored pattern with all its fields (`patterns/<id>`). */
+  getPattern(key: string): Promise<ExportRecord> {
+    return this.request('GET', `/v1/patterns/${encodeURIComponent(key)}`, { schema: async () => (await memory()).ExportRecord });
   }
 
   /** Permanently deletes `patterns/<id>` (the slash is sent as %2F). */
   deletePattern(key: string): Promise<DeletePatternResponse> {
-    return this.request('DELETE', `/v1/patterns/${encodeURIComponent(key)}`, { schema: DeletePatternResponse });
+    return this.request('DELETE', `/v1/patterns/${encodeURIComponent(key)}`, { schema: async () => (await memory()).DeletePatternResponse });
   }
 
   exportAll(): Promise<ExportResponse> {
-    return this.request('GET', '/v1/export', { schema: ExportResponse });
+    return this.request('GET', '/v1/export', { schema: async () => (await memory()).ExportResponse });
   }
 
   /** One import request (at most 10,000 records). */
   importRecords(records: AnyImportRecord[], options: { overwrite?: boolean } = {}): Promise<ImportResponse> {
     return this.request('POST', '/v1/import', {
       body: { records, overwrite: options.overwrite ?? false },
-      schema: ImportResponse,
+      schema: async () => (await memory()).ImportResponse,
     });
   }
 
@@ -145,24 +173,24 @@ export class ServiceClient {
   }
 
   skillsRegister(body: SkillsRegisterInput): Promise<z.infer<typeof SkillsRegisterResponse>> {
-    return this.request('POST', '/v1/skills/register', { body, schema: SkillsRegisterResponse });
+    return this.request('POST', '/v1/skills/register', { body, schema: async () => (await memory()).SkillsRegisterResponse });
   }
 
   skillsSearch(body: SkillsSearchInput): Promise<SkillsSearchResponse> {
-    return this.request('POST', '/v1/skills/search', { body, schema: SkillsSearchResponse });
+    return this.request('POST', '/v1/skills/search', { body, schema: async () => (await memory()).SkillsSearchResponse });
   }
 
   health(): Promise<HealthResponse> {
-    return this.request('GET', '/v1/health', { schema: HealthResponse });
+    return this.request('GET', '/v1/health', { schema: async () => (await health()).HealthResponse });
   }
 
   /** Deep health; a 503 carrying the report (status `error`) is returned, not thrown. */
   healthDeep(): Promise<DeepHealthResponse> {
-    return this.request('GET', '/v1/health/deep', { schema: DeepHealthResponse, acceptStatuses: [503] });
+    return this.request('GET', '/v1/health/deep', { schema: async () => (await health()).DeepHealthResponse, acceptStatuses: [503] });
   }
 
   version(): Promise<VersionResponse> {
-    return this.request('GET', '/v1/version', { schema: VersionResponse });
+    return this.request('GET', '/v1/version', { schema: async () => (await health()).VersionResponse });
   }
 
   /** Closes pooled connections. */

@@ -1,10 +1,13 @@
-import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { createPool, type LightPool } from './undici-pool.js';
 import { ApiError, InvalidUrlError, ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined;
+
+/** A response contract, or a loader of one (so zod is imported only when a check needs it). */
+export type SchemaSource<S extends z.ZodType> = S | (() => Promise<S>);
 
 export interface RequestOptions<S extends z.ZodType> {
   /** JSON body (serialised here); omitted for GET/DELETE. */
@@ -12,7 +15,12 @@ export interface RequestOptions<S extends z.ZodType> {
   /** Query parameters; undefined and null values are left out. */
   query?: Record<string, QueryValue>;
   /** The contract of a successful response; the parsed value is returned. */
-  schema: S;
+  schema: SchemaSource<S>;
+  /**
+   * Top-level fields every successful answer has. With `responseCheck: 'shape'` only these are
+   * checked (no zod); requests without them always use the contract.
+   */
+  shape?: string[];
   headers?: Record<string, string>;
   /**
    * Non-2xx statuses whose body is still a valid answer (deep health answers 503 with its
@@ -26,6 +34,35 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Sent on every request (auth, project, user agent). */
   headers: Record<string, string>;
+  /**
+   * `contract` (default): every answer is parsed with its zod contract. `shape`: answers that
+   * declare their top-level fields are only checked for those, which keeps zod out of a
+   * process that starts per call (the CLI in shell loops).
+   */
+  responseCheck?: 'contract' | 'shape';
+  /** Waiting on 429/503 answers that say when to come back; none by default. */
+  retry?: RetryPolicy;
+}
+
+/** One wait the client is about to make, for progress displays. */
+export interface RetryWait {
+  status: number;
+  /** Seconds about to be waited. */
+  seconds: number;
+  /** 1 for the first retry of this request. */
+  attempt: number;
+  method: string;
+  path: string;
+}
+
+export interface RetryPolicy {
+  /** Total time one request may spend waiting, in ms; past it the 429/503 is thrown. */
+  maxWaitMs: number;
+  /**
+   * Waits `wait.seconds` before the retry (default: a plain timer). Replace it to show the
+   * wait to a person, or in tests to wait on a settable clock instead of real time.
+   */
+  wait?: (wait: RetryWait) => Promise<void>;
 }
 
 /**
@@ -66,13 +103,15 @@ const TRANSPORT_REASONS: Record<string, string> = {
 
 /**
  * One keep-alive pool per client (one origin), JSON in and out, every answer checked against
- * its zod contract. Never retries: learn and import are not idempotent.
+ * its contract. The only retries are those the server asks for: a 429 or 503 carrying
+ * RateLimit-Reset or Retry-After was refused before any work, so sending it again is safe even
+ * for learn and import. Connection failures are never retried (the request may have landed).
  */
 export class HttpTransport implements RequestTransport {
   readonly baseUrl: string;
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly pool: Pool;
+  private readonly pool: LightPool;
 
   constructor(private readonly opts: TransportOptions) {
     let parsed: URL;
@@ -86,7 +125,7 @@ export class HttpTransport implements RequestTransport {
     // A deployment behind a path prefix (http://host/memory) keeps its prefix.
     this.basePath = parsed.pathname.replace(/\/+$/, '');
     this.baseUrl = this.origin + this.basePath;
-    this.pool = new Pool(this.origin, {
+    this.pool = createPool(this.origin, {
       connections: 8,
       keepAliveTimeout: 10_000,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
@@ -103,35 +142,56 @@ export class HttpTransport implements RequestTransport {
       headers['content-type'] = 'application/json';
     }
 
-    let response: Dispatcher.ResponseData;
-    let text: string;
-    try {
-      response = await this.pool.request({
-        path: fullPath,
-        method,
-        headers,
-        body: payload,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      });
-      text = await response.body.text();
-    } catch (err) {
-      throw toTransportError(err, url, this.opts.timeoutMs);
-    }
-
-    const status = response.statusCode;
-    const body = parseBody(text);
-    const ok = status >= 200 && status < 300;
-    if (ok || options.acceptStatuses?.includes(status)) {
-      const result = options.schema.safeParse(body);
-      if (result.success) return result.data;
-      if (ok) {
-        const issue = result.error.issues[0];
-        const where = issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : '';
-        throw new ProtocolError(url, `unexpected response from ${method} ${url}${where}; is this the right service and version?`);
+    let waitedMs = 0;
+    for (let attempt = 1; ; attempt++) {
+      let response: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        response = await this.pool.request({
+          path: fullPath,
+          method,
+          headers,
+          body: payload,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+        });
+        text = await response.body.text();
+      } catch (err) {
+        throw toTransportError(err, url, this.opts.timeoutMs);
       }
+
+      const status = response.statusCode;
+      const body = parseBody(text);
+      const ok = status >= 200 && status < 300;
+      if (ok || options.acceptStatuses?.includes(status)) {
+        const checked = await this.check(method, url, body, options);
+        if (checked.success) return checked.data;
+        if (ok) throw new ProtocolError(url, `unexpected response from ${method} ${url}${checked.where}; is this the right service and version?`);
+      }
+      const wait = waitHintMs(response, status);
+      const retry = this.opts.retry;
+      if (retry && wait !== null && waitedMs + wait <= retry.maxWaitMs) {
+        const info = { status, seconds: wait / 1000, attempt, method, path };
+        await (retry.wait ? retry.wait(info) : sleep(wait));
+        waitedMs += wait;
+        continue;
+      }
+      throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
     }
-    throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
+  }
+
+  private async check<S extends z.ZodType>(
+    method: string, url: string, body: unknown, options: RequestOptions<S>,
+  ): Promise<{ success: true; data: z.infer<S> } | { success: false; where: string }> {
+    if (this.opts.responseCheck === 'shape' && options.shape) {
+      const missing = isRecord(body) ? options.shape.find((field) => !(field in body)) : 'body';
+      return missing === undefined ? { success: true, data: body as z.infer<S> } : { success: false, where: ` (${missing}: missing)` };
+    }
+    const schema = typeof options.schema === 'function' ? await options.schema() : options.schema;
+    const result = schema.safeParse(body);
+    if (result.success) return { success: true, data: result.data };
+    const issue = result.error.issues[0];
+    return { success: false, where: issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : '' };
   }
 
   /**
@@ -198,6 +258,26 @@ function header(response: Dispatcher.ResponseData, name: string): string | null 
 function requestIdOf(response: Dispatcher.ResponseData, body: unknown): string | null {
   if (isRecord(body) && typeof body.request_id === 'string') return body.request_id;
   return header(response, 'x-request-id');
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How long a 429/503 asks us to wait, in ms, or null when it does not say (a quota answer:
+ * waiting minutes would not help). RateLimit-Reset (seconds until the window turns) is the
+ * more precise of the two; Retry-After (seconds or an HTTP date) otherwise.
+ */
+function waitHintMs(response: Dispatcher.ResponseData, status: number): number | null {
+  if (status !== 429 && status !== 503) return null;
+  const reset = Number(header(response, 'ratelimit-reset') ?? NaN);
+  let seconds = Number.isFinite(reset) && reset >= 0 ? reset : retryAfter(response);
+  if (seconds === null) {
+    const date = Date.parse(header(response, 'retry-after') ?? '');
+    if (Number.isNaN(date)) return null;
+    seconds = Math.max(0, (date - Date.now()) / 1000);
+  }
+  // Never hammer: a window that turns "now" still gets a short pause.
+  return Math.max(250, Math.ceil(seconds * 1000));
 }
 
 function retryAfter(response: Dispatcher.ResponseData): number | null {

@@ -101,10 +101,18 @@ export const MetricsResponse = z.object({
 });
 export type MetricsResponse = z.infer<typeof MetricsResponse>;
 
+/** (+) POST /v1/aging takes no body, `{}`, or `{dry_run: true}` (count only, change nothing). */
+export const AgingRequest = z.object({
+  dry_run: z.boolean().default(false),
+}).strict();
+export type AgingRequest = z.input<typeof AgingRequest>;
+
 export const AgingResponse = z.object({
   aged: z.number().int(),
   pruned: z.number().int(),
   remaining: z.number().int(),
+  /** (+) True when nothing was changed: the counts are what a real run would do. */
+  dry_run: z.boolean().optional(),
 });
 export type AgingResponse = z.infer<typeof AgingResponse>;
 

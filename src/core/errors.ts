@@ -89,8 +89,17 @@ export class OverageCapError extends DomainError {
   }
 }
 
+/** What a refused client needs to pace itself (sent as RateLimit-* and Retry-After headers). */
+export interface RateLimitInfo {
+  limit: number;
+  /** Seconds until the current window ends and the count starts again. */
+  resetSeconds: number;
+  /** The window's length in seconds: the Retry-After value (60 by the spec). */
+  windowSeconds: number;
+}
+
 export class RateLimitedError extends DomainError {
-  constructor(message = 'rate limit exceeded, retry in 60 seconds') {
+  constructor(message = 'rate limit exceeded, retry in 60 seconds', readonly info: RateLimitInfo | null = null) {
     super('rate_limited', message);
   }
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { RollupRequest } from '../contracts/analytics.js';
 import { DeletionJobInput, RetentionApplyRequest } from '../contracts/governance.js';
 import { ComposeRequest, EvaluateRequest, EvolveRequest } from '../contracts/llm.js';
-import { ImportRequest } from '../contracts/memory.js';
+import { AgingRequest, ImportRequest } from '../contracts/memory.js';
 import { LlmNotConfiguredError, ValidationError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
 import { runAging } from './aging.js';
@@ -47,7 +47,7 @@ export const JOB_OPERATIONS = {
   evaluate: { precheck: needsLlm, run: (deps, scope, input) => evaluate(deps, scope, read(EvaluateRequest, input)) },
   compose: { precheck: needsLlm, run: (deps, scope, input) => compose(deps, scope, read(ComposeRequest, input)) },
   evolve: { precheck: needsLlm, run: (deps, scope, input) => evolve(deps, scope, read(EvolveRequest, input)) },
-  aging: { run: (deps, scope) => runAging(deps, scope) },
+  aging: { run: (deps, scope, input) => runAging(deps, scope, read(AgingRequest, input)) },
   feedback_decay: { run: (deps, scope) => decayFeedback(deps, scope) },
   // Keyless records get ids derived from the job, so a re-run skips what the first run stored.
   import: { run: (deps, scope, input, ctx, job) => importRecords(deps, scope, read(ImportRequest, input), ctx, importKeys(job.job_id)) },

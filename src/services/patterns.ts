@@ -3,6 +3,8 @@ import type { Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
+import { toExportRecord } from './transfer.js';
+import type { ExportRecord } from '../contracts/memory.js';
 
 /** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
 export function parsePatternKey(key: string, path = 'key'): string {
@@ -13,6 +15,13 @@ export function parsePatternKey(key: string, path = 'key'): string {
     ]);
   }
   return id;
+}
+
+/** (+) One pattern in the export record shape (GET /v1/patterns/{key}, `service patterns get`). */
+export async function getPattern(deps: ServiceDeps, scope: Scope, key: string): Promise<ExportRecord> {
+  const pattern = await deps.storage.patterns.get(scope, parsePatternKey(key));
+  if (!pattern) throw new NotFoundError(`pattern ${key} not found`);
+  return toExportRecord(pattern);
 }
 
 /** Permanent delete of one pattern with its vector, eval observations and tags. */

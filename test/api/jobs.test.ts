@@ -108,7 +108,7 @@ describe('Prefer: respond-async', () => {
     expect(res.headers['preference-applied']).toBe('respond-async');
     expect(await pollJob(t, id)).toMatchObject({ status: 'completed', result: { aged: 0, pruned: 0, remaining: 0 } });
     // Without the preference the same endpoint stays synchronous.
-    expect((await t.call('POST', '/v1/aging', undefined, { prefer: 'return=minimal' })).json()).toEqual({ aged: 0, pruned: 0, remaining: 0 });
+    expect((await t.call('POST', '/v1/aging', undefined, { prefer: 'return=minimal' })).json()).toEqual({ aged: 0, pruned: 0, remaining: 0, dry_run: false });
   });
 });
 

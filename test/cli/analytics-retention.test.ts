@@ -86,7 +86,7 @@ describe('analytics and retention commands', () => {
     const dry = await run(['retention', 'apply', '--dry-run']);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toEqual({ purged_count: 1, dry_run: true });
-    const real = await run(['retention', 'apply']);
+    const real = await run(['retention', 'apply', '--yes']);
     expect(JSON.parse(real.stdout)).toEqual({ purged_count: 1, dry_run: false });
     expect(await t.app.deps.storage.patterns.count({ tenant_id: 'acme', project_id: 'web' })).toBe(1);
 

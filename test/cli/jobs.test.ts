@@ -96,9 +96,9 @@ describe('service CLI with background jobs', () => {
     expect(refused.stderr).toMatch(/completed; only pending jobs can be cancelled/);
     expect((await cli(['jobs', 'get', 'nosuchjob'])).code).toBe(4);
 
-    const aging = await cli(['aging', '--wait', '--json']);
+    const aging = await cli(['aging', '--wait', '--json', '--yes']);
     expect(aging.code, aging.stderr).toBe(0);
-    expect(JSON.parse(aging.stdout)).toEqual({ aged: 0, pruned: 0, remaining: 0 });
+    expect(JSON.parse(aging.stdout)).toEqual({ aged: 0, pruned: 0, remaining: 0, dry_run: false });
     const decay = await cli(['feedback', 'decay', '--wait', '--json']);
     expect(JSON.parse(decay.stdout)).toEqual({ decayed: 0, pruned: 0 });
 

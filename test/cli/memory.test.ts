@@ -61,7 +61,7 @@ describe('learn', () => {
     const res = await cli(['learn', '--task', HTTP_TASK, '--code', 'x', '--eval-score', '11']);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/^error: invalid body: eval_score: /);
+    expect(res.stderr).toMatch(/^error: invalid --eval-score: /);
   });
 
   it('refuses two stdin arguments (exit 2)', async () => {
@@ -130,8 +130,8 @@ describe('output for people', () => {
     expect(res.code).toBe(0);
     expect(hasColour(res.output)).toBe(true);
     const plain = stripAnsi(res.output);
-    expect(plain).toMatch(/rank\s+similarity\s+tier\s+key\s+task/);
-    expect(plain).toMatch(/^1\s+1\.000\s+duplicate\s+patterns\/[0-9a-z]+\s+retry an http request/m);
+    expect(plain).toMatch(/rank\s+score\s+similarity\s+tier\s+key\s+task/);
+    expect(plain).toMatch(/^1\s+\d\.\d{3}\s+1\.000\s+duplicate\s+patterns\/[0-9a-z]+\s+retry an http request/m);
     expect(plain).toContain('more matches: --offset 2');
   });
 

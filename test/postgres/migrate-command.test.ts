@@ -53,7 +53,7 @@ describe.skipIf(!hasPg)('service migrate', () => {
     expect(status.stdout).toMatch(/0004_reference_pattern_ids\s+applied\s+\d{4}-\d\d-\d\dT/);
     expect(status.stdout).toMatch(/up to date at 0004_reference_pattern_ids/);
 
-    const down = await cli(['migrate', 'down', '--to', '0', '--json']);
+    const down = await cli(['migrate', 'down', '--to', '0', '--json', '--yes']);
     expect(down.code).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({
       direction: 'down',
@@ -68,9 +68,39 @@ describe.skipIf(!hasPg)('service migrate', () => {
     expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: ['0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids'] });
   });
 
+  it('up --dry-run prints the pending SQL and applies nothing; status --check fails while anything is pending', async () => {
+    useDatabase(db.url);
+    await cli(['migrate', 'down', '--to', '0', '--yes']);
+    const pendingCheck = await cli(['migrate', 'status', '--check']);
+    expect(pendingCheck.code).toBe(1);
+    expect(JSON.parse(pendingCheck.stdout).pending).toContain('0001_init');
+
+    const plan = await cli(['migrate', 'up', '--dry-run'], { tty: true });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toMatch(/^-- 0001_init \(up\)\n/);
+    expect(plan.stdout).toMatch(/CREATE TABLE/i);
+    expect((await adminQuery("SELECT to_regclass('patterns')::text AS t", [], db.url)).rows[0].t).toBeNull();
+    const planJson = JSON.parse((await cli(['migrate', 'up', '--dry-run', '--to', '0001'])).stdout) as { pending: { label: string; sql: string }[] };
+    expect(planJson.pending.map((p) => p.label)).toEqual(['0001_init']);
+
+    await cli(['migrate', 'up']);
+    const upToDate = await cli(['migrate', 'status', '--check']);
+    expect(upToDate.code).toBe(0);
+    expect((await cli(['migrate', 'up', '--dry-run'], { tty: true })).stdout).toMatch(/nothing to apply/);
+  });
+
+  it('down refuses without --yes when there is no terminal to ask on (exit 2), and reverts nothing', async () => {
+    useDatabase(db.url);
+    await cli(['migrate', 'up']);
+    const res = await cli(['migrate', 'down']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/refusing to revert the newest applied migration without confirmation: pass --yes/);
+    expect(JSON.parse((await cli(['migrate', 'status'])).stdout).pending).toEqual([]);
+  });
+
   it('an unknown revision is a usage error (exit 2)', async () => {
     useDatabase(db.url);
-    const res = await cli(['migrate', 'down', '--to', '0042']);
+    const res = await cli(['migrate', 'down', '--to', '0042', '--yes']);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/unknown revision "0042"/);
   });

@@ -5,3 +5,4 @@ export {
 } from './runner.js';
 export { openMaintenancePool } from './connect.js';
 export { copyStorage, type CopyOptions, type CopyReport } from './copy-data.js';
+export { planMigrateUp, type PlannedStep } from './plan.js';

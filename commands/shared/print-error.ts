@@ -1,0 +1,83 @@
+import { Chalk } from 'chalk';
+import { ApiError } from '../../src/client/errors.js';
+import type { Io } from './context.js';
+import { exitCodeFor } from './exit-codes.js';
+
+/** How an error is shown: JSON (with --json / --format json) and the flags of the command. */
+export interface ErrorView {
+  json?: boolean;
+  /** Long flags of the running command (`--limit`…): a wire field with a flag is named by it. */
+  flags?: ReadonlySet<string>;
+}
+
+interface FieldProblem {
+  /** `--limit` when the command has that flag, else the wire field (`records.3.task`). */
+  name: string;
+  message: string;
+}
+
+/**
+ * Hints name the CLI command to run, never an HTTP route (the server's messages are written
+ * for HTTP clients). Matched on the status and the server's detail.
+ */
+const HINTS: { status: number; detail?: RegExp; hint: string }[] = [
+  { status: 401, hint: 'pass --api-key or set SERVICE_API_KEY (in the shell or an --env-file)' },
+  { status: 403, hint: 'use a key with a higher role (see `service keys list`), or the project the key belongs to' },
+  { status: 404, detail: /rollup has been computed/, hint: 'compute it first: `service analytics rollup <window>`' },
+  { status: 409, detail: /already bootstrapped/, hint: 'create further keys with `service keys create --name NAME`' },
+  { status: 429, detail: /rate limit/, hint: 'the CLI waited as long as --retry-wait allows (default 120 s); raise it, or slow down' },
+  { status: 501, hint: 'the server has no LLM provider: start it with SERVICE_LLM_PROVIDER and the provider key' },
+];
+
+/** The wire field `eval_score` as the flag `--eval-score`, when the command has such a flag. */
+function nameOf(path: string, flags: ReadonlySet<string> | undefined): string {
+  const flag = `--${path.replace(/_/g, '-')}`;
+  return flags?.has(flag) ? flag : path || 'body';
+}
+
+function describe(err: unknown, view: ErrorView) {
+  let message = err instanceof Error ? err.message : String(err);
+  let fields: FieldProblem[] = [];
+  let hint: string | undefined;
+  let status: number | undefined;
+  let requestId: string | undefined;
+  if (err instanceof ApiError) {
+    status = err.status;
+    message = err.detail;
+    fields = err.fieldErrors.map((f) => ({ name: nameOf(f.path, view.flags), message: f.message }));
+    // A field that is a flag: say it the way the user typed it (`--limit: Too big…`).
+    const first = fields[0];
+    if (first && first.name.startsWith('--')) {
+      message = `invalid ${first.name}: ${first.message}`;
+      fields = fields.slice(1);
+    } else {
+      fields = fields.filter((f) => !message.includes(`${f.name}: ${f.message}`));
+    }
+    hint = HINTS.find((h) => h.status === err.status && (!h.detail || h.detail.test(err.detail)))?.hint;
+    if (err.status >= 500 && err.requestId) requestId = err.requestId;
+  }
+  return { message, fields, hint, status, requestId };
+}
+
+/**
+ * `error: <message>` on stderr, with field problems, a hint and the request id where they
+ * help; with --json one JSON object instead, so a CI step can parse its failures too:
+ * `{"error": {"message", "exit_code", "status"?, "fields"?, "hint"?, "request_id"?}}`.
+ */
+export function printError(io: Io, err: unknown, view: ErrorView = {}): void {
+  const d = describe(err, view);
+  if (view.json) {
+    const error: Record<string, unknown> = { message: d.message, exit_code: exitCodeFor(err) };
+    if (d.status !== undefined) error.status = d.status;
+    if (d.fields.length > 0) error.fields = d.fields;
+    if (d.hint) error.hint = d.hint;
+    if (d.requestId) error.request_id = d.requestId;
+    io.stderr.write(`${JSON.stringify({ error })}\n`);
+    return;
+  }
+  const red = new Chalk({ level: io.stderr.isTTY === true && !io.env.noColor ? 1 : 0 }).red;
+  const lines = [`${red('error:')} ${d.message}`, ...d.fields.map((f) => `  ${f.name}: ${f.message}`)];
+  if (d.hint) lines.push(`  hint: ${d.hint}`);
+  if (d.requestId) lines.push(`  request id: ${d.requestId}`);
+  io.stderr.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, runCliInTty, stripAnsi } from '../support/cli.js';
+import { tempDir } from '../support/env.js';
+import { startServer, type ServerHandle } from '../support/server.js';
+
+/**
+ * Irreversible commands are safe by default: without a terminal (or under CI) they refuse
+ * unless --yes is given; --dry-run counts without changing anything.
+ */
+let server: ServerHandle;
+let dir: { path: string; remove(): Promise<void> };
+const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli([...args, '--url', server.url], { env });
+
+beforeAll(async () => {
+  dir = await tempDir('svc-cli-destructive-');
+  server = await startServer({ dataPath: join(dir.path, 'data') });
+  for (const task of ['parse a CSV file', 'resize an image']) {
+    expect((await cli(['learn', '--task', task, '--code', `// ${task}`, '--eval-score', '8'])).code).toBe(0);
+  }
+});
+afterAll(async () => {
+  await server?.stop();
+  await dir?.remove();
+});
+
+describe('destructive commands', () => {
+  it.each([
+    [['aging'], 'refusing to age patterns'],
+    [['retention', 'apply'], 'refusing to delete the patterns past retention'],
+    [['keys', 'revoke', 'k-1'], 'refusing to revoke k-1'],
+  ])('%j refuses without --yes and without a terminal (exit 2), before any request', async (args, message) => {
+    for (const env of [{}, { CI: 'true' }]) {
+      const res = await cli(args, env);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(message);
+      expect(res.stderr).toContain('pass --yes');
+    }
+  });
+
+  it('under CI a terminal is not asked either', async () => {
+    const res = await runCliInTty(['aging', '--url', server.url], { env: { CI: 'true' } });
+    expect(res.code).toBe(2);
+    expect(stripAnsi(res.output)).toContain('refusing to age patterns');
+  });
+
+  it('aging --dry-run reports without changing; --yes runs', async () => {
+    const dry = await cli(['aging', '--dry-run']);
+    expect(dry.code).toBe(0);
+    const counted = JSON.parse(dry.stdout) as { aged: number };
+    expect(counted).toMatchObject({ pruned: 0, remaining: 2, dry_run: true });
+    // Scores decayed by the seconds since learn would be aged: the dry run wrote none of them.
+    expect(JSON.parse((await cli(['aging', '--dry-run'])).stdout)).toMatchObject({ aged: counted.aged, dry_run: true });
+    const real = await cli(['aging', '--yes']);
+    expect(real.code).toBe(0);
+    expect(JSON.parse(real.stdout)).toMatchObject({ aged: counted.aged, pruned: 0, remaining: 2, dry_run: false });
+  });
+
+  it('retention apply --dry-run needs no confirmation', async () => {
+    const res = await cli(['retention', 'apply', '--dry-run']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ purged_count: 0, dry_run: true });
+  });
+});

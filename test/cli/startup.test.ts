@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/cli.js';
+import { childEnv, tempDir } from '../support/env.js';
+import { startServer, type ServerHandle } from '../support/server.js';
+
+/**
+ * A CLI that starts fast loads only what its command needs. A module hook records every ESM
+ * module the process resolves: `--version` and `recall` must not touch the server, zod, the
+ * model runtime, pg or the LLM SDKs. (Speed itself is measured by `npm run bench -- --cli`.)
+ */
+let server: ServerHandle;
+let dir: { path: string; remove(): Promise<void> };
+let hook: string;
+
+beforeAll(async () => {
+  dir = await tempDir('svc-cli-startup-');
+  server = await startServer({ dataPath: join(dir.path, 'data') });
+  const hooks = join(dir.path, 'hooks.mjs');
+  await writeFile(hooks, "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('LOADED ' + r.url + '\\n'); return r; }\n");
+  hook = join(dir.path, 'register.mjs');
+  await writeFile(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+});
+afterAll(async () => {
+  await server?.stop();
+  await dir?.remove();
+});
+
+function loadedBy(args: string[]): string[] {
+  const res = spawnSync(process.execPath, ['--import', hook, BIN, ...args], { env: childEnv(), encoding: 'utf8' });
+  expect(res.status).toBe(0);
+  return res.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
+}
+
+const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|\/server\/|\/src\/(adapters|services|contracts)\//;
+
+describe('what a command loads', () => {
+  it('--version loads no command at all', () => {
+    const loaded = loadedBy(['--version']);
+    expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
+    expect(loaded.filter((u) => /\/commands\/[a-z-]+\.js$/.test(u)).map((u) => u.split('/').pop()).sort()).toEqual(['examples.js', 'main.js', 'registry.js']);
+  });
+
+  it('recall against a running server loads neither zod nor the server, pg or the model', () => {
+    const loaded = loadedBy(['recall', 'parse a CSV file', '--readonly', '--url', server.url]);
+    expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
+    expect(loaded.some((u) => u.endsWith('/commands/recall.js'))).toBe(true);
+    expect(loaded.some((u) => u.endsWith('/commands/learn.js'))).toBe(false);
+  });
+});
