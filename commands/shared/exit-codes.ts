@@ -1,4 +1,5 @@
 import { ConfigError } from '../../src/config.js';
+import type { WireErrorCode } from '../../src/contracts/errors.js';
 import { DomainError, type ErrorCode } from '../../src/core/errors.js';
 import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/errors.js';
 
@@ -76,9 +77,37 @@ const DOMAIN_EXIT_CODES: Record<ErrorCode, ExitCode> = {
   internal: ExitCode.FAILURE,
 };
 
+/** The service's stable error codes → exit codes (the status decides only for answers without one). */
+const WIRE_EXIT_CODES: Record<WireErrorCode, ExitCode> = {
+  bad_request: ExitCode.USAGE,
+  validation_failed: ExitCode.USAGE,
+  payload_too_large: ExitCode.USAGE,
+  unauthenticated: ExitCode.AUTH,
+  forbidden: ExitCode.AUTH,
+  not_found: ExitCode.NOT_FOUND,
+  payment_required: ExitCode.LIMITED,
+  quota_exceeded: ExitCode.LIMITED,
+  overage_budget_cap_reached: ExitCode.LIMITED,
+  rate_limited: ExitCode.LIMITED,
+  method_not_allowed: ExitCode.FAILURE,
+  conflict: ExitCode.FAILURE,
+  internal_error: ExitCode.FAILURE,
+  llm_not_configured: ExitCode.FAILURE,
+  bad_gateway: ExitCode.FAILURE,
+  service_unavailable: ExitCode.FAILURE,
+  maintenance: ExitCode.FAILURE,
+  storage_unavailable: ExitCode.FAILURE,
+  llm_unavailable: ExitCode.FAILURE,
+  embedding_unavailable: ExitCode.FAILURE,
+  insufficient_storage: ExitCode.FAILURE,
+};
+
 /** Exit code for anything a command may throw (remote answers and local failures alike). */
 export function exitCodeFor(err: unknown): ExitCode {
-  if (err instanceof ApiError) return exitCodeForStatus(err.status);
+  if (err instanceof ApiError) {
+    const code = err.code;
+    return code !== null && Object.hasOwn(WIRE_EXIT_CODES, code) ? WIRE_EXIT_CODES[code as WireErrorCode] : exitCodeForStatus(err.status);
+  }
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidUrlError) return ExitCode.USAGE;
   // Local commands (serve, reindex) run services in-process, so domain errors reach us too.
   if (err instanceof DomainError) return DOMAIN_EXIT_CODES[err.code] ?? ExitCode.FAILURE;

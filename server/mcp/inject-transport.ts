@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { z } from 'zod';
-import { ApiError, ProtocolError, describeErrorBody } from '../../src/client/errors.js';
+import { apiErrorFor } from '../../src/client/api-errors.js';
+import { ProtocolError, describeErrorBody } from '../../src/client/errors.js';
 import type { HttpMethod, QueryValue, RequestOptions, RequestTransport } from '../../src/client/transport.js';
 
 /** Who is calling: the headers that carry the key and project, passed on unchanged. */
@@ -45,7 +46,7 @@ export class InjectTransport implements RequestTransport {
       // Our own route answered outside its contract: a bug, reported as such.
       throw new ProtocolError(path, `${method} ${path} answered outside its contract`);
     }
-    throw new ApiError(response.statusCode, describeErrorBody(response.statusCode, body), body, this.caller.requestId, retryAfter(response));
+    throw apiErrorFor(response.statusCode, describeErrorBody(response.statusCode, body), body, this.caller.requestId, retryAfter(response));
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,12 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** The stable error code of the body (`validation_failed`, `not_found`, …), null when absent. */
+  get code(): string | null {
+    const code = isRecord(this.body) ? this.body.code : undefined;
+    return typeof code === 'string' ? code : null;
+  }
+
   /** Field errors of a 422 (`errors: [{path, message}]`), empty otherwise. */
   get fieldErrors(): { path: string; message: string }[] {
     const errors = isRecord(this.body) ? this.body.errors : undefined;

@@ -12,6 +12,13 @@ export {
 } from './service-client.js';
 export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, RetryPolicy, RetryWait, SchemaSource, StreamedResponse, StreamOptions } from './transport.js';
 export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
+export {
+  BadGatewayError, BadRequestError, ConflictError, EmbeddingUnavailableError, ForbiddenError, InsufficientStorageError,
+  InternalServerError, LlmNotConfiguredError, LlmUnavailableError, MaintenanceError, MethodNotAllowedError, NotFoundError,
+  OverageBudgetCapReachedError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
+  ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, errorCodeOf,
+} from './api-errors.js';
+export type { WireErrorCode } from '../contracts/errors.js';
 export type {
   LearnRequest, LearnResponse, RecallRequest, RecallResponse, RecallMatch, MetricsResponse, AgingResponse,
   DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, AnyImportRecord, ImportRequest, ImportResponse,

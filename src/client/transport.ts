@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { createPool, type LightPool } from './undici-pool.js';
-import { ApiError, InvalidUrlError, ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
+import { apiErrorFor } from './api-errors.js';
+import { InvalidUrlError, ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined;
@@ -176,7 +177,7 @@ export class HttpTransport implements RequestTransport {
         waitedMs += wait;
         continue;
       }
-      throw new ApiError(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
+      throw apiErrorFor(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
     }
   }
 
@@ -217,7 +218,7 @@ export class HttpTransport implements RequestTransport {
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const body = parseBody(await response.body.text().catch(() => ''));
-      throw new ApiError(response.statusCode, describeErrorBody(response.statusCode, body), body, requestIdOf(response, body), retryAfter(response));
+      throw apiErrorFor(response.statusCode, describeErrorBody(response.statusCode, body), body, requestIdOf(response, body), retryAfter(response));
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers[name] = value;
