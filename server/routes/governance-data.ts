@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ClassifyParams, ClassifyRequest, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, NdjsonExportQuery,
@@ -11,6 +12,8 @@ import { authorizeDeletion, deleteTarget, type DeletionKind } from '../../src/se
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
+
+const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict().optional();
 
 /**
  * SPEC "Governance" beyond retention: the NDJSON export, classification and the three
@@ -45,11 +48,14 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
     return runDeletion(request, reply, tenantTarget(tenant_id), 'tenant', false);
   });
 
-  // The caller's own scope; the body (if any) is ignored, dry_run comes in the query string.
+  // The caller's own scope; dry_run comes in the query string (the spec's place) or, since a
+  // client may well put it there, in the body. Any other body is refused rather than ignored:
+  // a misspelt `{"dryrun": true}` must not turn into a real deletion.
   app.post('/v1/governance/delete-scope', { config: { permission: 'governance:delete' } }, async (request, reply) => {
     const { dry_run } = parseWith(DeleteScopeQuery, request.query, 'query');
+    const body = parseWith(DeleteScopeBody, request.body ?? undefined);
     const { scope } = authed(request);
-    return runDeletion(request, reply, projectTarget(scope.tenant_id, scope.project_id), 'scope', dry_run);
+    return runDeletion(request, reply, projectTarget(scope.tenant_id, scope.project_id), 'scope', dry_run || body?.dry_run === true);
   });
 
   /** Authorises, then deletes now or queues the deletion (Prefer: respond-async). */

@@ -1,9 +1,14 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import {
-  ClassifyResponse, DeletionResultResponse, NdjsonExportRecord, type DeletionResultResponse as DeletionResult,
+import type {
+  ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
 } from '../contracts/governance.js';
-import { JobAccepted } from '../contracts/jobs.js';
+import type { JobAccepted } from '../contracts/jobs.js';
+
+// Contracts (and zod) load when a governance answer is first checked, not with the client:
+// `service recall` imports the client and must stay free of zod (commands/registry.ts).
+const contracts = () => import('../contracts/governance.js');
+const jobContracts = () => import('../contracts/jobs.js');
 import type { Classification } from '../core/types.js';
 import { ProtocolError } from './errors.js';
 import type { ServiceClient } from './service-client.js';
@@ -42,7 +47,7 @@ export class GovernanceClient {
       for await (const line of lines) {
         n++;
         if (line.trim() === '') continue;
-        const parsed = NdjsonExportRecord.safeParse(JSON.parse(line));
+        const parsed = (await contracts()).NdjsonExportRecord.safeParse(JSON.parse(line));
         if (!parsed.success) throw new ProtocolError('/v1/governance/export', `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;
       }
@@ -56,7 +61,7 @@ export class GovernanceClient {
   classify(key: string, classification: Classification): Promise<ClassifyResponse> {
     return this.client.request('PUT', `/v1/governance/patterns/${encodeURIComponent(key)}/classify`, {
       body: { classification },
-      schema: ClassifyResponse,
+      schema: async () => (await contracts()).ClassifyResponse,
     });
   }
 
@@ -81,9 +86,9 @@ export class GovernanceClient {
 
   private deletion(method: 'DELETE' | 'POST', path: string, options: DeletionOptions, query?: Record<string, boolean>): Promise<DeletionResult | JobAccepted> {
     if (options.async) {
-      return this.client.request(method, path, { query, headers: { prefer: 'respond-async' }, schema: JobAccepted });
+      return this.client.request(method, path, { query, headers: { prefer: 'respond-async' }, schema: async () => (await jobContracts()).JobAccepted });
     }
-    return this.client.request(method, path, { query, schema: DeletionResultResponse });
+    return this.client.request(method, path, { query, schema: async () => (await contracts()).DeletionResultResponse });
   }
 }
 

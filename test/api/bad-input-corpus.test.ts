@@ -78,6 +78,12 @@ const TEXT_FIELDS: FieldCase[] = [
   { route: 'GET /v1/jobs/:id', field: 'id', request: (v) => ({ method: 'GET', url: `/v1/jobs/${encodeAll(String(v))}` }) },
   { route: 'POST /v1/jobs/:id/cancel', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/jobs/${encodeAll(String(v))}/cancel` }) },
   { route: 'DELETE /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'DELETE', url: `/v1/patterns/${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}` }) },
+  { route: 'PUT /v1/governance/patterns/:key/classify', field: 'key', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll(String(v))}/classify`, body: { classification: 'public' } }) },
+  { route: 'PUT /v1/governance/patterns/:key/classify', field: 'classification', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll('patterns/corpus0')}/classify`, body: { classification: v } }) },
+  { route: 'DELETE /v1/governance/projects/:project_id', field: 'project_id', request: (v) => ({ method: 'DELETE', url: `/v1/governance/projects/${encodeAll(String(v))}` }) },
+  { route: 'DELETE /v1/governance/tenants/:tenant_id', field: 'tenant_id', request: (v) => ({ method: 'DELETE', url: `/v1/governance/tenants/${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/governance/delete-scope', field: 'dry_run', request: (v) => ({ method: 'POST', url: `/v1/governance/delete-scope?dry_run=${encodeAll(String(v))}` }) },
   { route: 'GET /v1/analytics/rollup/:window', field: 'window', request: (v) => ({ method: 'GET', url: `/v1/analytics/rollup/${encodeAll(String(v))}` }) },
   { route: 'POST /v1/analytics/rollup', field: 'window', request: (v) => ({ method: 'POST', url: '/v1/analytics/rollup', body: { window: v } }) },
   { route: 'GET /v1/analytics/events', field: 'since', request: (v) => ({ method: 'GET', url: `/v1/analytics/events?since=${encodeAll(String(v))}` }) },
@@ -106,7 +112,7 @@ const NUMBER_FIELDS: FieldCase[] = [
 const BODY_ONLY_ROUTES = [
   'POST /v1/aging', 'POST /v1/feedback/decay', 'POST /v1/governance/retention/apply', 'GET /v1/metrics',
   'GET /v1/export', 'GET /v1/keys', 'GET /v1/health', 'GET /v1/health/deep', 'GET /v1/version', 'GET /metrics',
-  'GET /v1/governance/retention',
+  'GET /v1/governance/retention', 'GET /v1/openapi.json',
 ];
 
 /** Why the answer breaks the rule, or null when it is a 2xx or a 4xx JSON error with a detail. */

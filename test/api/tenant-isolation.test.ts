@@ -108,6 +108,9 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     'POST /v1/aging': async () => {
       expect((await json('POST', '/v1/aging')).body).toMatchObject({ remaining: 1 });
     },
+    'GET /v1/patterns/:key': async () => {
+      for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
+    },
     'DELETE /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('DELETE', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
     },

@@ -100,12 +100,12 @@ describe('aging', () => {
     clock.advance(10 * WEEK);
     const first = await t.call('POST', '/v1/aging');
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ aged: 1, pruned: 1, remaining: 1 });
+    expect(first.json()).toEqual({ aged: 1, pruned: 1, remaining: 1, dry_run: false });
     const scoreAfter = async () => (await t.call('GET', '/v1/export')).json().records[0].success_score as number;
     expect(await scoreAfter()).toBeCloseTo(8 * 0.98 ** 10, 9);
 
     // Same instant again: nothing changes.
-    expect((await t.call('POST', '/v1/aging')).json()).toEqual({ aged: 0, pruned: 0, remaining: 1 });
+    expect((await t.call('POST', '/v1/aging')).json()).toEqual({ aged: 0, pruned: 0, remaining: 1, dry_run: false });
     expect(await scoreAfter()).toBeCloseTo(8 * 0.98 ** 10, 9);
 
     // Weekly runs compound to 0.98^(weeks since creation).

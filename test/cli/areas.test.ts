@@ -39,7 +39,7 @@ describe('patterns, metrics, skills', () => {
   it('skills register and search', async () => {
     const reg = await cli(['skills', 'register', key, 'CSV', 'parsing', 'csv']);
     expect(reg.code).toBe(0);
-    expect(JSON.parse(reg.stdout)).toEqual({ pattern_key: key, skills: ['csv', 'parsing'] });
+    expect(JSON.parse(reg.stdout)).toEqual({ pattern_key: key, registered: 2, skills: ['csv', 'parsing'] });
     const any = JSON.parse((await cli(['skills', 'search', 'csv', 'yaml'])).stdout) as { count: number };
     expect(any.count).toBe(1);
     const all = JSON.parse((await cli(['skills', 'search', 'csv', 'yaml', '--all'])).stdout) as { count: number };

@@ -42,8 +42,9 @@ describe('service calibrate', () => {
     };
     expect(report.set).toEqual({ clusters: 3, stored: 6, queries: 3, lookalikes: 3, unrelated: 3 });
     expect(report.distributions.unrelated.n).toBe(3);
-    expect(report.current.thresholds).toEqual({ duplicate: 0.92, adapt: 0.7 });
-    expect(report.current_source).toEqual({ duplicate: 'spec_default', adapt: 'spec_default' });
+    // The bundled model carries its own calibrated thresholds in its folder.
+    expect(report.current.thresholds).toEqual({ duplicate: 0.98, adapt: 0.76 });
+    expect(report.current_source).toEqual({ duplicate: 'model_config', adapt: 'model_config' });
     // Rate 0: no unrelated task may reach adapt.
     expect(report.calibrated.unrelatedAtAdapt.count).toBe(0);
     const written = JSON.parse(await readFile(join(modelFolder, 'config.json'), 'utf8')) as Record<string, unknown>;

@@ -73,7 +73,7 @@ describe('service import of the reference export', () => {
 
     const bad = await cli(['recall', QUERY, '--recency-weight', '2']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/recency_weight/);
+    expect(bad.stderr).toMatch(/--recency-weight/);
   });
 
   it('a file that is neither JSON nor NDJSON, or has an invalid record, imports nothing (exit 2)', async () => {

@@ -90,7 +90,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
         "SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'patterns'::regclass",
       )).rows.map((r) => r.def);
       expect(indexDefs.length).toBeGreaterThan(0);
-      const setClause = /\bSET\b([\s\S]*)\bWHERE\b/.exec(reuseUpdateSql('$3', '$4', '$5'))![1];
+      const setClause = /\bSET\b([\s\S]*?)\b(?:FROM|WHERE)\b/.exec(reuseUpdateSql('$3', '$4', '$5'))![1];
       const setColumns = [...setClause.matchAll(/(\w+) = /g)].map((m) => m[1]);
       expect(setColumns).toEqual(['reuse_count', 'success_score', 'updated_at']);
       for (const def of indexDefs) for (const column of setColumns) expect(def).not.toMatch(new RegExp(`\\b${column}\\b`));
