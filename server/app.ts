@@ -11,6 +11,7 @@ import { installRequestId, requestIdFrom } from './plugins/request-id.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
+import { billingRoutes } from './routes/billing.js';
 import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -71,6 +72,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   jobRoutes(server, deps);
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
+  billingRoutes(server, deps.billing);
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.

@@ -11,6 +11,7 @@ import type { Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
+import { Billing } from './services/billing.js';
 
 /** The composed application: everything the server, jobs and local commands need. */
 export interface App {
@@ -69,7 +70,8 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   }
   const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments });
 
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore };
+  const billing = overrides.billing ?? (await composeBilling(config, storage, clock, logger));
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, billing };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,
@@ -110,6 +112,15 @@ async function openKeyStore(config: Config, opts: { logger: Logger; instruments:
   // Loaded only in DB auth mode, like the PostgreSQL storage.
   const { createPostgresKeyStore } = await import('./adapters/storage/postgres/keys.js');
   return createPostgresKeyStore(config, opts);
+}
+
+/** Billing counts usage on every storage; it enforces plans only with PAYMENT_SECRET_KEY (Stripe). */
+async function composeBilling(config: Config, storage: Storage, clock: ServiceDeps['clock'], logger: Logger): Promise<Billing | undefined> {
+  if (!storage.billing) return undefined;
+  const { secretKey, webhookSecret, apiBaseUrl } = config.payment;
+  // Loaded only when billing is on: self-hosted servers never load the payment SDK.
+  const payments = secretKey ? (await import('./adapters/payments/stripe.js')).createStripeProcessor({ secretKey, webhookSecret, apiBaseUrl }) : null;
+  return new Billing({ config, clock, logger, repo: storage.billing, payments });
 }
 
 function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {

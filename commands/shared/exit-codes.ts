@@ -70,6 +70,7 @@ const DOMAIN_EXIT_CODES: Record<ErrorCode, ExitCode> = {
   rate_limited: ExitCode.LIMITED,
   conflict: ExitCode.FAILURE,
   llm_not_configured: ExitCode.FAILURE,
+  not_configured: ExitCode.FAILURE,
   bad_gateway: ExitCode.FAILURE,
   unavailable: ExitCode.FAILURE,
   internal: ExitCode.FAILURE,

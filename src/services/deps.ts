@@ -5,6 +5,7 @@ import type { KeyStore } from '../ports/keys.js';
 import type { Llm } from '../ports/llm.js';
 import type { Instruments, Logger } from '../ports/observability.js';
 import type { Storage } from '../ports/storage.js';
+import type { Billing } from './billing.js';
 
 /**
  * Everything a use case may touch. Built once by src/app.ts; tests build their own.
@@ -24,4 +25,6 @@ export interface ServiceDeps {
    * deletions revoke keys through it (keyStore.keys.revokeAll).
    */
   keyStore?: KeyStore | null;
+  /** (+) Plans, quotas and dunning (services/billing.ts); absent only where a test builds deps by hand. */
+  billing?: Billing;
 }

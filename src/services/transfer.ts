@@ -146,6 +146,7 @@ async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[
  * Batches imported before the refusal stay imported; the 429 reports the count they reached.
  */
 async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
+  await deps.billing?.checkPatterns(scope, newPatterns);
   const limit = ctx.max_patterns;
   if (limit === null || limit === undefined || newPatterns === 0) return;
   const current = await deps.storage.patterns.count(scope);

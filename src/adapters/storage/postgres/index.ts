@@ -3,6 +3,7 @@ import { UnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
+import { createBillingRepository } from './billing.js';
 import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createPostgresJobRepository } from './jobs.js';
@@ -72,6 +73,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
     jobs,
+    billing: createBillingRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
