@@ -170,7 +170,7 @@ export interface PricePlan {
  * the newest event applied, an unknown price, or not a state change). Events are ordered by
  * their own time, so a late delivery of an old event cannot undo a newer one.
  */
-export function applyPaymentEvent(account: BillingAccount, event: PaymentEvent, price: PricePlan | null): BillingAccount | null {
+export function applyPaymentEvent(account: BillingAccount, event: PaymentEvent, price: PricePlan | null = null): BillingAccount | null {
   if (event.kind === 'ignored' || event.kind === 'invoice_created') return null;
   if (account.last_event_at !== null && Date.parse(event.at) < Date.parse(account.last_event_at)) return null;
   const base = { ...account, last_event_at: event.at, updated_at: event.at };
