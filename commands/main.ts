@@ -23,6 +23,7 @@ import { register as registerRetention } from './retention.js';
 import { register as registerJobs } from './jobs.js';
 import { register as registerAging } from './aging.js';
 import { register as registerMcp } from './mcp.js';
+import { register as registerBilling } from './billing.js';
 
 /**
  * The `service` program. Returns the exit code instead of exiting, so tests can call it and
@@ -65,6 +66,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   registerJobs(program);
   registerAging(program);
   registerMcp(program);
+  registerBilling(program);
 
   try {
     await program.parseAsync(argv);

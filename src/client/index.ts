@@ -18,3 +18,5 @@ export type {
   SkillsSearchResponse,
 } from '../contracts/memory.js';
 export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';
+export { BillingClient } from './billing.js';
+export type { BillingStatusResponse, CheckoutRequest, CheckoutResponse, PortalResponse, OverageRequest, OverageResponse } from '../contracts/billing.js';
