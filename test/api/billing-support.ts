@@ -43,7 +43,7 @@ let eventSeq = 0;
 
 /** Posts one signed payment event created at `at` (the event's own time). */
 export async function sendEvent(
-  t: TestServer,
+  t: Pick<TestServer, 'server'>,
   type: string,
   at: Date,
   object: Record<string, unknown>,
