@@ -39,6 +39,10 @@ describe('overage on pro: opt-in, billed per started block on invoice.created, e
 
   it('at the quota without overage → 429 quota_exceeded; a cap is refused on pro', async () => {
     expect((await evaluate(t)).json()).toMatchObject({ error: 'quota_exceeded', current: 3000, limit: 3000 });
+    // An async evaluate is refused when it is submitted, not later inside the job.
+    const queued = await t.call('POST', '/v1/evaluate', { task: 'sum a list', code: 'x = 1', num_evals: 1 }, { prefer: 'respond-async' });
+    expect(queued.statusCode).toBe(429);
+    expect(queued.json()).toMatchObject({ error: 'quota_exceeded', metric: 'eval_runs' });
     expect((await t.call('PATCH', '/v1/billing/overage', { enabled: true, budget_cap_cents: 1000 })).statusCode).toBe(422);
   });
 
