@@ -13,6 +13,8 @@ import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
 import { Billing } from './services/billing.js';
 
+const DUNNING_SWEEP_MS = 3_600_000;
+
 /** The composed application: everything the server, jobs and local commands need. */
 export interface App {
   deps: ServiceDeps;
@@ -78,6 +80,10 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     staleAfterMs: config.jobs.staleSeconds * 1000,
   });
   if (options.runJobs !== false) jobRunner.start();
+  // Dunning warnings must appear even for a tenant that sends no requests.
+  const dunningSweep = billing?.enabled && options.runJobs !== false
+    ? setInterval(() => void billing.sweepDunning().catch((err: unknown) => logger.warn({ err }, 'dunning sweep failed')), DUNNING_SWEEP_MS).unref()
+    : null;
   let closing: Promise<void> | null = null;
   return {
     deps,
@@ -87,6 +93,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     jobRunner,
     close() {
       closing ??= (async () => {
+        if (dunningSweep) clearInterval(dunningSweep);
         // Jobs first: they still use the embedder and storage while they finish.
         await jobRunner.stop();
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));

@@ -16,6 +16,8 @@ export interface UsageMonth {
 export interface BillingRepository {
   /** The stored account, or null for a tenant that never had one (a sandbox tenant). */
   getAccount(tenantId: string): Promise<BillingAccount | null>;
+  /** Every account whose status is past_due (the daily dunning sweep). */
+  pastDue(): Promise<BillingAccount[]>;
   /** The account holding this processor customer id, or null. */
   findByCustomer(customerId: string): Promise<BillingAccount | null>;
   /**

@@ -159,6 +159,15 @@ export class Billing {
     }
   }
 
+  /**
+   * Logs today's `dunning_event` of every past-due tenant from day 5, whether or not it sends
+   * requests (src/app.ts runs it hourly; logDunning keeps it to once a day per tenant).
+   */
+  async sweepDunning(): Promise<void> {
+    if (!this.enabled) return;
+    for (const account of await this.deps.repo.pastDue()) await this.logDunning(account);
+  }
+
   /** A `dunning_event` warning for a past-due tenant from day 5, at most once per UTC day across processes. */
   async logDunning(account: BillingAccount): Promise<void> {
     const now = this.deps.clock.now();

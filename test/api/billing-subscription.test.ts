@@ -142,3 +142,28 @@ describe('payment events: signatures, replays, order', () => {
     expect((await t.call('GET', '/v1/billing/status')).json()).toMatchObject({ plan_tier: 'pro', status: 'active' });
   });
 });
+
+describe('dunning sweep', () => {
+  it('logs day-5 warnings for past-due tenants that send no requests, once a day', async () => {
+    const clock = new ManualClock(new Date('2025-08-01T00:00:00.000Z'));
+    const logger = new RecordingLogger();
+    const t = await startServer(billingEnv(fake), { clock, logger });
+    try {
+      await sendEvent(t, 'checkout.session.completed', clock.now(), checkoutCompleted('default', 'cus_sweep', PRICE_PRO));
+      await sendEvent(t, 'invoice.payment_failed', clock.now(), invoice('cus_sweep'));
+      const billing = t.app.deps.billing!;
+      clock.advance(4 * DAY);
+      await billing.sweepDunning();
+      expect(logger.dunning()).toHaveLength(0);
+      clock.advance(DAY);
+      await billing.sweepDunning();
+      await billing.sweepDunning();
+      expect(logger.dunning()).toHaveLength(1);
+      clock.advance(DAY);
+      await billing.sweepDunning();
+      expect(logger.dunning().map((l) => (l.obj.dunning_event as { day: number }).day)).toEqual([5, 6]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -61,6 +61,7 @@ export function createJsonBillingRepository(dataPath: string, patterns: PatternR
 
   return {
     getAccount: (tenantId) => read((s) => s.accounts[tenantId] ?? null),
+    pastDue: () => read((s) => Object.values(s.accounts).filter((a) => a.status === 'past_due')),
     findByCustomer: (customerId) => read((s) => Object.values(s.accounts).find((a) => a.customer_id === customerId) ?? null),
     updateAccount: (tenantId, fresh, change) =>
       serial<{ account: BillingAccount; changed: boolean }>((s) => {

@@ -58,6 +58,10 @@ export function createBillingRepository(db: Db): BillingRepository {
       const res = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE tenant_id = $1`, [tenantId], 'billing.getAccount');
       return res.rows.length ? toAccount(res.rows[0]) : null;
     },
+    async pastDue() {
+      const res = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE status = 'past_due'`, [], 'billing.pastDue');
+      return res.rows.map(toAccount);
+    },
     async findByCustomer(customerId) {
       const res = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE customer_id = $1`, [customerId], 'billing.findByCustomer');
       return res.rows.length ? toAccount(res.rows[0]) : null;
