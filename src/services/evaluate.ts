@@ -70,13 +70,13 @@ async function runEvaluator(llm: Llm, deps: ServiceDeps, prompt: string): Promis
  * pattern_key the median becomes an eval observation of that pattern.
  */
 export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
-  if (!deps.llm) throw new LlmNotConfiguredError();
+  const { llm } = deps;
+  if (!llm) throw new LlmNotConfiguredError();
   // One evaluate is one eval run of the monthly quota: counted within the limit, taken back on failure.
-  return countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, deps.llm!, scope, input));
+  return countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, llm, scope, input));
 }
 
 async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
-
   // Resolve the pattern before spending LLM calls on a request that would 404 anyway.
   let patternId: string | null = null;
   if (input.pattern_key !== undefined) {
