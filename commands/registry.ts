@@ -40,6 +40,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   calibrate: () => import('./calibrate.js'),
   classify: () => import('./classify.js'),
   governance: () => import('./governance.js'),
+  billing: () => import('./billing.js'),
 };
 
 /**

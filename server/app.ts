@@ -14,6 +14,7 @@ import { installTracing } from './plugins/tracing.js';
 import { installResponseCheck } from './openapi/response-check.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
+import { billingRoutes } from './routes/billing.js';
 import { governanceRoutes } from './routes/governance.js';
 import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
@@ -91,6 +92,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
   governanceDataRoutes(server, deps);
+  billingRoutes(server, deps.billing);
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.

@@ -28,6 +28,7 @@ export async function acceptAsync(
   operation: JobOperationName,
   input: unknown,
 ): Promise<JobAccepted> {
+  await deps.billing?.beforeJob(authed(request).scope, operation);
   const accepted = await submitJob(deps, authed(request).scope, operation, input, requestContext(request));
   reply.code(202).header('location', `/v1/jobs/${accepted.job_id}`).header('preference-applied', 'respond-async');
   return accepted;

@@ -18,6 +18,9 @@ import type { Storage } from './ports/storage.js';
 import { noopTracer, type Tracer } from './ports/tracing.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
+import { Billing } from './services/billing.js';
+
+const DUNNING_SWEEP_MS = 3_600_000;
 
 /** The composed application: everything the server, jobs and local commands need. */
 export interface App {
@@ -114,13 +117,18 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     // Fail at startup rather than answer every recall 422.
     throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
   }
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer, reuseTiers };
+  const billing = overrides.billing ?? (await composeBilling(config, storage, clock, logger));
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer, reuseTiers, billing };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,
     staleAfterMs: config.jobs.staleSeconds * 1000,
   });
   if (options.runJobs !== false) jobRunner.start();
+  // Dunning warnings must appear even for a tenant that sends no requests.
+  const dunningSweep = billing?.enabled && options.runJobs !== false
+    ? setInterval(() => void billing.sweepDunning().catch((err: unknown) => logger.warn({ err }, 'dunning sweep failed')), DUNNING_SWEEP_MS).unref()
+    : null;
   let closing: Promise<void> | null = null;
   return {
     deps,
@@ -130,6 +138,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     jobRunner,
     close() {
       closing ??= (async () => {
+        if (dunningSweep) clearInterval(dunningSweep);
         // Jobs first: they still use the embedder and storage while they finish.
         await jobRunner.stop();
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
@@ -163,6 +172,15 @@ async function openKeyStore(config: Config, opts: { logger: Logger; instruments:
     what: 'PostgreSQL key store', connect: () => createPostgresKeyStore(config, opts), waitSeconds: config.db.waitSeconds, logger: opts.logger,
   });
   return opened.value;
+}
+
+/** Billing counts usage on every storage; it enforces plans only with PAYMENT_SECRET_KEY (Stripe). */
+async function composeBilling(config: Config, storage: Storage, clock: ServiceDeps['clock'], logger: Logger): Promise<Billing | undefined> {
+  if (!storage.billing) return undefined;
+  const { secretKey, webhookSecret, apiBaseUrl } = config.payment;
+  // Loaded only when billing is on: self-hosted servers never load the payment SDK.
+  const payments = secretKey ? (await import('./adapters/payments/stripe.js')).createStripeProcessor({ secretKey, webhookSecret, apiBaseUrl }) : null;
+  return new Billing({ config, clock, logger, repo: storage.billing, payments });
 }
 
 function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {

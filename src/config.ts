@@ -90,7 +90,7 @@ export interface Config {
   metrics: { enabled: boolean; token: string | null };
   /** (+) POST /mcp (MCP over Streamable HTTP), off unless SERVICE_MCP=true. */
   mcp: { enabled: boolean };
-  payment: { secretKey: string | null; webhookSecret: string | null };
+  payment: PaymentConfig;
   /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
   jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
   /**
@@ -99,6 +99,36 @@ export interface Config {
    * idle keep-alive connection (SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS).
    */
   server: { host: string; port: number; timeouts: { requestMs: number; headersMs: number; keepAliveMs: number } };
+}
+
+/** Billing (hosted): off without PAYMENT_SECRET_KEY. */
+export interface PaymentConfig {
+  secretKey: string | null;
+  webhookSecret: string | null;
+  /** (+) PAYMENT_API_BASE_URL: where the processor's API is (tests point it at a fake on loopback). */
+  apiBaseUrl: string | null;
+  /** (+) PAYMENT_PRICE_<PLAN>_<MONTHLY|YEARLY>: the processor's price ids, each mapped to a plan. */
+  prices: Record<string, { plan: 'pro' | 'team' | 'enterprise'; interval: 'month' | 'year' }>;
+}
+
+const PRICE_VARIABLES = [
+  ['PAYMENT_PRICE_PRO_MONTHLY', 'pro', 'month'], ['PAYMENT_PRICE_PRO_YEARLY', 'pro', 'year'],
+  ['PAYMENT_PRICE_TEAM_MONTHLY', 'team', 'month'], ['PAYMENT_PRICE_TEAM_YEARLY', 'team', 'year'],
+  ['PAYMENT_PRICE_ENTERPRISE_MONTHLY', 'enterprise', 'month'], ['PAYMENT_PRICE_ENTERPRISE_YEARLY', 'enterprise', 'year'],
+] as const;
+
+function paymentConfig(env: Env): PaymentConfig {
+  const prices: PaymentConfig['prices'] = {};
+  for (const [name, plan, interval] of PRICE_VARIABLES) {
+    const id = str(env, name);
+    if (id !== null) prices[id] = { plan, interval };
+  }
+  return {
+    secretKey: str(env, 'PAYMENT_SECRET_KEY'),
+    webhookSecret: str(env, 'PAYMENT_WEBHOOK_SECRET'),
+    apiBaseUrl: url(env, 'PAYMENT_API_BASE_URL'),
+    prices,
+  };
 }
 
 const DEFAULT_MODELS: Record<Exclude<LlmProvider, 'none'>, string> = {
@@ -270,7 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metrics: { enabled: bool(env, 'SERVICE_METRICS', false), token: str(env, 'SERVICE_METRICS_TOKEN') },
     mcp: { enabled: bool(env, 'SERVICE_MCP', false) },
-    payment: { secretKey: str(env, 'PAYMENT_SECRET_KEY'), webhookSecret: str(env, 'PAYMENT_WEBHOOK_SECRET') },
+    payment: paymentConfig(env),
     jobs: {
       pollIntervalSeconds: num(env, 'SERVICE_JOB_POLL_INTERVAL', 2.0, { min: 0.05, max: 3600 }),
       maxConcurrent: num(env, 'SERVICE_JOB_MAX_CONCURRENT', 3, { min: 1, max: 100, int: true }),

@@ -1,5 +1,8 @@
 import { z, type ZodType } from 'zod';
 import { RollupParams, RollupRequest, RollupResponse, EventsQuery, EventsResponse } from '../../src/contracts/analytics.js';
+import {
+  BillingStatusResponse, CheckoutRequest, CheckoutResponse, OverageRequest, OverageResponse, PortalQuery, PortalResponse, WebhookResponse,
+} from '../../src/contracts/billing.js';
 import { PatternKey } from '../../src/contracts/common.js';
 import {
   ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionResultResponse,
@@ -109,6 +112,19 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'POST /v1/governance/delete-scope': {
     tag: 'governance', summary: 'Delete everything in the caller\'s scope, or count it with dry_run=true.', query: DeleteScopeQuery, response: DeletionResultResponse, async: true,
+  },
+
+  'GET /v1/billing/status': { tag: 'billing', summary: 'Plan, subscription status and usage against the plan\'s limits (sandbox when billing is off).', response: BillingStatusResponse },
+  'POST /v1/billing/checkout': {
+    tag: 'billing', summary: 'Start a checkout for a plan (automatic tax, tax-id collection); 501 without PAYMENT_SECRET_KEY.',
+    body: CheckoutRequest, response: CheckoutResponse, errors: [501],
+  },
+  'GET /v1/billing/portal': { tag: 'billing', summary: 'A link to the payment processor\'s customer portal.', query: PortalQuery, response: PortalResponse, errors: [409, 501] },
+  'PATCH /v1/billing/overage': { tag: 'billing', summary: 'Turn overage on or off and set the budget cap (cap on team only).', body: OverageRequest, response: OverageResponse, errors: [501] },
+  'POST /v1/billing/webhook': {
+    tag: 'billing', summary: 'Payment events from the processor, verified with the Stripe-Signature header (no API key).',
+    description: 'The raw body is verified with PAYMENT_WEBHOOK_SECRET; a bad, missing or stale signature is a 400 and changes nothing; each event id is applied once.',
+    body: z.object({ id: z.string(), type: z.string() }).passthrough(), response: WebhookResponse, errors: [400, 501],
   },
 
   'POST /v1/keys/bootstrap': { tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).', body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409] },

@@ -16,6 +16,7 @@ const WIRE_CODES: Record<Exclude<ErrorCode, 'unavailable'>, WireErrorCode> = {
   llm_not_configured: 'llm_not_configured',
   bad_gateway: 'bad_gateway',
   insufficient_storage: 'insufficient_storage',
+  not_configured: 'not_configured',
   internal: 'internal_error',
 };
 

@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   llm_not_configured: 501,
+  not_configured: 501,
   bad_gateway: 502,
   unavailable: 503,
   insufficient_storage: 507,

@@ -24,6 +24,8 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
     const query = parseWith(NdjsonExportQuery, request.query, 'query');
     const classifications = parseExportClassifications(query.classification);
     const { scope } = authed(request);
+    // The GDPR export is a paid feature when billing is on (pro and up).
+    await deps.billing?.requireFeature(scope.tenant_id, 'governance_export');
     const day = deps.clock.now().toISOString().slice(0, 10);
     reply
       .header('content-type', 'application/x-ndjson; charset=utf-8')

@@ -16,6 +16,7 @@ const NdjsonImportQuery = z.object({ overwrite: queryBool.default(false) }).stri
 /** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
 export function transferRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.get('/v1/export', { config: { permission: 'export' } }, async (request) => {
+    await deps.billing?.requireFeature(authed(request).scope.tenant_id, 'governance_export');
     return exportRecords(deps, authed(request).scope, requestContext(request));
   });
 

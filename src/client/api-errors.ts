@@ -21,6 +21,8 @@ export class OverageBudgetCapReachedError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class InternalServerError extends ApiError {}
 export class LlmNotConfiguredError extends ApiError {}
+/** A feature this deployment has not configured (billing without PAYMENT_SECRET_KEY). */
+export class NotConfiguredError extends ApiError {}
 export class BadGatewayError extends ApiError {}
 /** Any temporary unavailability (503); the subclasses say which part. */
 export class ServiceUnavailableError extends ApiError {}
@@ -47,6 +49,7 @@ const CLASS_BY_CODE: Record<WireErrorCode, ApiErrorClass> = {
   rate_limited: RateLimitedError,
   internal_error: InternalServerError,
   llm_not_configured: LlmNotConfiguredError,
+  not_configured: NotConfiguredError,
   bad_gateway: BadGatewayError,
   service_unavailable: ServiceUnavailableError,
   maintenance: MaintenanceError,

@@ -14,7 +14,7 @@ export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, RetryPol
 export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
 export {
   BadGatewayError, BadRequestError, ConflictError, EmbeddingUnavailableError, ForbiddenError, InsufficientStorageError,
-  InternalServerError, LlmNotConfiguredError, LlmUnavailableError, MaintenanceError, MethodNotAllowedError, NotFoundError,
+  InternalServerError, LlmNotConfiguredError, NotConfiguredError, LlmUnavailableError, MaintenanceError, MethodNotAllowedError, NotFoundError,
   OverageBudgetCapReachedError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
   ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, errorCodeOf,
 } from './api-errors.js';
@@ -29,3 +29,5 @@ export {
   GovernanceClient, type DeletionOptions, type NdjsonExportOptions, type ClassifyResponse, type DeletionResultResponse,
   type NdjsonExportRecord,
 } from './governance.js';
+export { BillingClient } from './billing.js';
+export type { BillingStatusResponse, CheckoutRequest, CheckoutResponse, PortalResponse, OverageRequest, OverageResponse } from '../contracts/billing.js';

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'llm_not_configured'
+  | 'not_configured'
   | 'bad_gateway'
   | 'unavailable'
   | 'insufficient_storage'
@@ -74,7 +75,7 @@ export class PaymentRequiredError extends DomainError {
 /** 429 with the spec's quota body. */
 export class QuotaExceededError extends DomainError {
   constructor(
-    readonly metric: 'eval_runs' | 'patterns',
+    readonly metric: 'eval_runs' | 'patterns' | 'projects',
     readonly current: number,
     readonly limit: number,
     readonly reset_date: string,
@@ -107,6 +108,13 @@ export class RateLimitedError extends DomainError {
 export class LlmNotConfiguredError extends DomainError {
   constructor(message = 'no LLM provider is configured (SERVICE_LLM_PROVIDER=none or missing API key)') {
     super('llm_not_configured', message);
+  }
+}
+
+/** 501: an optional feature whose configuration is missing (the message names the variable). */
+export class NotConfiguredError extends DomainError {
+  constructor(message: string) {
+    super('not_configured', message);
   }
 }
 

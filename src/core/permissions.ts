@@ -39,6 +39,7 @@ export const PERMISSIONS = {
   'governance:admin': 'admin',
   'governance:delete': 'admin',
   billing: 'admin',
+  'billing:manage': 'admin',
   // owner
   'tenants:delete': 'owner',
 } as const satisfies Record<string, Role>;

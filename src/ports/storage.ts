@@ -2,6 +2,7 @@ import type {
   AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
   RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
+import type { BillingRepository } from './billing.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
 import type { AnalyticsRollup, RollupWindow } from '../core/roi.js';
@@ -206,6 +207,8 @@ export interface Storage {
    * attaches a PostgreSQL one when the adapter has none; job services refuse without one.
    */
   readonly jobs?: JobRepository;
+  /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
+  readonly billing?: BillingRepository;
   /**
    * A POST recall's page and writes in one step: returns the records of `page_ids` as they were
    * before this recall (missing ids skipped, like getMany), and makes the writes of

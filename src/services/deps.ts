@@ -7,6 +7,7 @@ import type { Llm } from '../ports/llm.js';
 import type { Instruments, Logger } from '../ports/observability.js';
 import type { Storage } from '../ports/storage.js';
 import type { Tracer } from '../ports/tracing.js';
+import type { Billing } from './billing.js';
 
 /**
  * Everything a use case may touch. Built once by src/app.ts; tests build their own.
@@ -33,4 +34,6 @@ export interface ServiceDeps {
    * absent in hand-built deps, where SERVICE_TIER_* or the spec's values apply (see tiers.ts).
    */
   reuseTiers?: ReuseTierSettings;
+  /** (+) Plans, quotas and dunning (services/billing.ts); absent only where a test builds deps by hand. */
+  billing?: Billing;
 }

@@ -2,6 +2,7 @@ import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError 
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
 import type { Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
+import { countedEvalRun } from './billing.js';
 import type { ServiceDeps } from './deps.js';
 import { recordFeedback } from './feedback.js';
 import { idFromPatternKey } from './ids.js';
@@ -71,7 +72,11 @@ async function runEvaluator(llm: Llm, deps: ServiceDeps, prompt: string): Promis
 export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
   const { llm } = deps;
   if (!llm) throw new LlmNotConfiguredError();
+  // One evaluate is one eval run of the monthly quota: counted within the limit, taken back on failure.
+  return countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, llm, scope, input));
+}
 
+async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
   // Resolve the pattern before spending LLM calls on a request that would 404 anyway.
   let patternId: string | null = null;
   if (input.pattern_key !== undefined) {

@@ -7,7 +7,7 @@ import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 
 /** Use cases of the API key endpoints (DB auth mode). */
-export type KeyDeps = Pick<ServiceDeps, 'config' | 'storage' | 'clock' | 'logger'> & { keyStore: KeyStore };
+export type KeyDeps = Pick<ServiceDeps, 'config' | 'storage' | 'clock' | 'logger' | 'billing'> & { keyStore: KeyStore };
 
 /** Who is managing keys: the role of the calling key and its scope. */
 export interface KeyCaller {
@@ -136,6 +136,7 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
     throw new ValidationError('invalid body: expires_at: must be in the future', [{ path: 'expires_at', message: 'must be in the future' }]);
   }
   const scope = { tenant_id: caller.scope.tenant_id, project_id: projectId };
+  await deps.billing?.checkNewProject(caller.scope, projectId);
   const generated = generateApiKey();
   const created = await deps.keyStore.keys.create(scope, {
     key_id: generated.key_id,

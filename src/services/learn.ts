@@ -166,9 +166,10 @@ async function findNearIdentical(
   return null;
 }
 
-/** A key's max_patterns (billing plans plug in here later) → 429 quota_exceeded. */
+/** The plan's pattern quota (billing on) and a key's max_patterns → 429 quota_exceeded. */
 async function enforcePatternQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, now: Date): Promise<void> {
   const limit = ctx.max_patterns;
+  await deps.billing?.checkPatterns(scope, 1);
   if (limit === null || limit === undefined) return;
   const current = await deps.storage.patterns.count(scope);
   if (current >= limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(now));

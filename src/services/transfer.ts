@@ -238,6 +238,7 @@ async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[
  * import's new patterns would pass it.
  */
 async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
+  await deps.billing?.checkPatterns(scope, newPatterns);
   const limit = ctx.max_patterns;
   if (limit === null || limit === undefined || newPatterns === 0) return;
   const current = await deps.storage.patterns.count(scope);

@@ -227,6 +227,21 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     'POST /v1/keys/:id/rotate': async () => {
       expect((await json('POST', `/v1/keys/${aExtraKeyId}/rotate`)).status).toBe(404);
     },
+    'GET /v1/billing/status': async () => {
+      // B's usage only: its own patterns, not A's.
+      const res = await json('GET', '/v1/billing/status');
+      expect(res.body.patterns_used).toBe(await t.app.deps.storage.patterns.count(B));
+    },
+    // Billing is off here: the managing routes change nothing for anyone.
+    'POST /v1/billing/checkout': async () => {
+      expect((await json('POST', '/v1/billing/checkout', { price_id: 'p', success_url: 'https://b.test/', cancel_url: 'https://b.test/' })).status).toBe(501);
+    },
+    'GET /v1/billing/portal': async () => {
+      expect((await json('GET', '/v1/billing/portal?return_url=https://b.test/')).status).toBe(501);
+    },
+    'PATCH /v1/billing/overage': async () => {
+      expect((await t.call('PATCH', '/v1/billing/overage', { enabled: true }, b)).statusCode).toBe(501);
+    },
   };
 
   it('has an isolation check for every authenticated route', () => {

@@ -4,6 +4,7 @@ import { noopInstruments, type Instruments } from '../../../ports/observability.
 import type { Storage } from '../../../ports/storage.js';
 import { AuditLog } from './audit-log.js';
 import { ensureDirDurable, removeStaleTemps } from './fs-durable.js';
+import { createJsonBillingRepository } from './billing-repo.js';
 import { JsonJobQueue, queueOperations } from './jobs-repo.js';
 import { acquireLock } from './lock.js';
 import { MetaFile } from './meta-file.js';
@@ -123,6 +124,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     analytics,
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
+    billing: wrap('billing', createJsonBillingRepository(dataPath, patterns)),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
     audit: wrap('audit', {
       append: (e) => audit.append(e),

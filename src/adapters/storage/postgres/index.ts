@@ -4,6 +4,7 @@ import { StorageUnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
+import { createBillingRepository } from './billing.js';
 import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createGovernanceRepository } from './governance.js';
@@ -79,6 +80,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     meta: createMetaRepository(db),
     governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
     jobs,
+    billing: createBillingRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
