@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'service_data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'service_data/**', 'coverage/**', 'test/fixtures/layers/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,5 +13,7 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Set process.exitCode; only bin/ and commands/main.ts may exit.' }],
     },
   },
+  // Import direction between layers (eslint/layers.js; proven by test/unit/layers-lint.test.ts).
+  { files: ['**/*.ts'], plugins: { project: layersPlugin }, rules: { 'project/layers': 'error' } },
   { files: ['bin/**', 'commands/main.ts', 'scripts/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
 );

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
-import type { SchemaStatus } from '../src/adapters/migrations/index.js';
 import { action, ioOf } from './shared/context.js';
 import { createOutput, table, type Output } from './shared/output.js';
 
@@ -42,7 +41,8 @@ export function register(program: Command): void {
 }
 
 // Loaded on use so client-only commands never pay for the PostgreSQL driver.
-const migrations = () => import('../src/adapters/migrations/index.js');
+const migrations = async () => (await import('../src/app.js')).schemaMigrations();
+type SchemaStatus = Awaited<ReturnType<Awaited<ReturnType<typeof migrations>>['migrationStatus']>>;
 
 async function run(command: Command, opts: MigrateOptions, direction: Direction): Promise<void> {
   const out = createOutput(ioOf(command), { json: opts.json });

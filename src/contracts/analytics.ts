@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLLUP_WINDOWS } from '../core/roi.js';
+import { ROLLUP_WINDOWS } from '../core/vocabulary.js';
 import { ReuseTier, queryInt } from './common.js';
 
 /** Wire schemas of SPEC "Analytics": rollup compute/read and raw ROI events. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/retention.js';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/vocabulary.js';
 
 /** Wire schemas of the retention endpoints of SPEC "Governance". */
 

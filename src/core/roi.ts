@@ -1,12 +1,13 @@
 import { mean, percentile } from './stats.js';
 import type { ReuseTier, RoiEvent } from './types.js';
+import { ROLLUP_WINDOWS } from './vocabulary.js';
 
 /**
  * ROI rollup math (pure): summaries of the ROI events of one time window. ROI events carry
  * metadata only (kind, stored, eval_score, best similarity/tier, latency), never task content.
  */
 
-export const ROLLUP_WINDOWS = ['hourly', 'daily', 'weekly'] as const;
+export { ROLLUP_WINDOWS };
 export type RollupWindow = (typeof ROLLUP_WINDOWS)[number];
 
 const HOUR_MS = 3_600_000;
