@@ -152,11 +152,8 @@ export interface Storage {
   readonly projects: ProjectSettingsRepository;
   readonly audit: AuditRepository;
   readonly meta: MetaRepository;
-  /**
-   * (+) The durable job queue (ports/jobs.ts). Optional while adapters adopt it: src/app.ts
-   * attaches a PostgreSQL one when the adapter has none; job services refuse without one.
-   */
-  readonly jobs?: JobRepository;
+  /** (+) The durable job queue (ports/jobs.ts), kept in the same store as the data it works on. */
+  readonly jobs: JobRepository;
   /**
    * A POST recall's page and writes in one step: returns the records of `page_ids` as they were
    * before this recall (missing ids skipped, like getMany), and makes the writes of
