@@ -15,5 +15,16 @@ export default tseslint.config(
   },
   // Import direction between layers (eslint/layers.js; proven by test/unit/layers-lint.test.ts).
   { files: ['**/*.ts'], plugins: { project: layersPlugin }, rules: { 'project/layers': 'error' } },
+  {
+    files: ['**/*.ts'],
+    ignores: ['src/services/api-key-secrets.ts'],
+    rules: {
+      'no-restricted-imports': ['error', ...['node:crypto', 'crypto'].map((name) => ({
+        name,
+        importNames: ['timingSafeEqual'],
+        message: 'Compare secrets with digestsEqual / secretMatches from src/services/api-key-secrets.ts (the one constant-time comparer).',
+      }))],
+    },
+  },
   { files: ['bin/**', 'commands/main.ts', 'scripts/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
 );

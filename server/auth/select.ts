@@ -5,7 +5,7 @@ import { DbKeyAuthenticator } from './db-keys.js';
 import { OidcAuthenticator } from './oidc.js';
 
 /**
- * The authenticator of the configured mode (SPEC "Authentication"): auto → db when a database
+ * The authenticator of the configured mode (docs/behavior.md "Authentication"): auto → db when a database
  * URL is set, else env keys, else dev; db → API keys in PostgreSQL; oidc → JWTs.
  */
 export function authenticatorFor(app: App): Authenticator {

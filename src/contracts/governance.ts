@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/vocabulary.js';
 
-/** Wire schemas of the retention endpoints of SPEC "Governance". */
+/** Wire schemas of the retention endpoints of docs/behavior.md "Governance". */
 
 export const RetentionPolicyResponse = z.object({
   retention_days: z.number().int().min(MIN_RETENTION_DAYS).max(MAX_RETENTION_DAYS),

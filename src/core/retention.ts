@@ -1,7 +1,7 @@
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from './vocabulary.js';
 
 /**
- * Retention rules (BEHAVIOR.md "Governance"), pure. A pattern expires at its own `expires_at`
+ * Retention rules (docs/behavior.md "Governance"), pure. A pattern expires at its own `expires_at`
  * when it has one; otherwise `updated_at` + the effective retention days, where the project's
  * setting wins over the tenant's, and 365 days applies when neither is set.
  */

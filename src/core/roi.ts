@@ -17,10 +17,10 @@ export const WINDOW_MS: Readonly<Record<RollupWindow, number>> = {
   weekly: 7 * 24 * HOUR_MS,
 };
 
-/** ROI events kept per scope (SPEC Limits): a rollup never needs to read more. */
+/** ROI events kept per scope (docs/behavior.md "Limits"): a rollup never needs to read more. */
 export const ROI_EVENTS_PER_SCOPE = 10_000;
 
-/** A run "succeeded" at this eval_score, the same line GET /v1/metrics draws (BEHAVIOR.md "Metrics"). */
+/** A run "succeeded" at this eval_score, the same line GET /v1/metrics draws (docs/behavior.md "Metrics"). */
 export const SUCCESS_EVAL_SCORE = 5;
 
 /**

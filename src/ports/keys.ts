@@ -59,7 +59,7 @@ export interface KeyRepository {
    * stores its replacement with the same name, role, quota and expiry. null: not in the scope.
    */
   /**
-   * Governance deletion (BEHAVIOR.md "Governance"): revokes every still-active key of a tenant,
+   * Governance deletion (docs/behavior.md "Governance"): revokes every still-active key of a tenant,
    * or of one of its projects. The rows stay (as revoked). Returns how many were revoked.
    */
   revokeAll(target: { tenant_id: string; project_id?: string }, at: string): Promise<number>;

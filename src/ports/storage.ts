@@ -126,7 +126,7 @@ export interface MetaRepository {
   setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
 }
 
-/** What one POST recall reads and records (BEHAVIOR.md "Recall" 7). */
+/** What one POST recall reads and records (docs/behavior.md "Recall" 7). */
 export interface RecallRecord {
   /** The patterns of the returned page, read as they were before this recall. */
   page_ids: string[];

@@ -7,7 +7,7 @@ import { newId } from './ids.js';
 import { JOB_OPERATIONS, type JobOperationName } from './job-operations.js';
 
 /**
- * Jobs API use cases (BEHAVIOR.md "Jobs"): submit, read, list, cancel. The worker that runs
+ * Jobs API use cases (docs/behavior.md "Jobs"): submit, read, list, cancel. The worker that runs
  * them is job-runner.ts.
  */
 

@@ -13,7 +13,7 @@ export interface MemoryMetrics {
   reuse_rate: number | null;
 }
 
-/** GET /v1/metrics for one scope (BEHAVIOR.md "Metrics"). */
+/** GET /v1/metrics for one scope (docs/behavior.md "Metrics"). */
 export async function getMetrics(deps: ServiceDeps, scope: Scope): Promise<MemoryMetrics> {
   const counters = await deps.storage.metrics.get(scope);
   const pattern_count = await deps.storage.patterns.count(scope);
