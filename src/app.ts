@@ -5,6 +5,7 @@ import { resolveReuseTiers, writeModelReuseTiers } from './adapters/embeddings/m
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import type { CopyReport } from './adapters/migrations/index.js';
 import { createOidcVerifier } from './adapters/oidc/verifier.js';
 import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';
 import { systemClock } from './ports/clock.js';
@@ -236,7 +237,7 @@ export interface DataMigrationHooks {
  * The database is checked first, so "needs SERVICE_DATABASE_URL" / "cannot connect" come
  * before the JSON store's lock is taken.
  */
-export async function copyJsonToPostgres(config: Config, dataPath: string, hooks: DataMigrationHooks) {
+export async function copyJsonToPostgres(config: Config, dataPath: string, hooks: DataMigrationHooks): Promise<CopyReport> {
   const [{ createJsonStorage }, { createPostgresStorage }, { copyStorage, openMaintenancePool }] = await Promise.all([
     import('./adapters/storage/json/index.js'),
     import('./adapters/storage/postgres/index.js'),
