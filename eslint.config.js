@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'service_data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'service_data/**', 'coverage/**', 'test/fixtures/layers/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,6 +11,19 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Set process.exitCode; only bin/ and commands/main.ts may exit.' }],
+    },
+  },
+  // Import direction between layers (eslint/layers.js; proven by test/unit/layers-lint.test.ts).
+  { files: ['**/*.ts'], plugins: { project: layersPlugin }, rules: { 'project/layers': 'error' } },
+  {
+    files: ['**/*.ts'],
+    ignores: ['src/services/api-key-secrets.ts'],
+    rules: {
+      'no-restricted-imports': ['error', ...['node:crypto', 'crypto'].map((name) => ({
+        name,
+        importNames: ['timingSafeEqual'],
+        message: 'Compare secrets with digestsEqual / secretMatches from src/services/api-key-secrets.ts (the one constant-time comparer).',
+      }))],
     },
   },
   { files: ['bin/**', 'commands/main.ts', 'scripts/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },

@@ -69,7 +69,7 @@ export function sizesSection(results: SizeResult[]): string {
   const merged = results.filter((r) => r.fill.method === 'learn' && r.patternsStored < r.size);
   if (merged.length > 0) {
     notes.push(
-      `learn merged near-identical synthetic runs (BEHAVIOR.md Learn 5): ${merged
+      `learn merged near-identical synthetic runs (docs/behavior.md "Learn" 5): ${merged
         .map((r) => `${int(r.patternsStored)} patterns from ${int(r.size)} runs`)
         .join(', ')}.`,
     );

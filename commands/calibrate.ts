@@ -33,21 +33,19 @@ export function register(program: Command): void {
       if (opts.write) await assertFolder(opts.write);
       const config = loadConfig();
       // Loaded lazily so other commands never load the model runtime.
-      const [{ openEmbedding }, { calibrate }, { createLogger }, { writeModelReuseTiers }] = await Promise.all([
+      const [{ openEmbedding, createCommandLogger, saveModelReuseTiers }, { calibrate }] = await Promise.all([
         import('../src/app.js'),
         import('../src/services/calibrate.js'),
-        import('../src/adapters/logging/logger.js'),
-        import('../src/adapters/embeddings/model-tiers.js'),
       ]);
       // The embedder's startup notes (model chosen, loaded) are server chatter here: only
       // warnings and errors reach stderr unless a quieter or louder level was asked for.
-      const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, json: config.jsonLogs });
+      const logger = createCommandLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, json: config.jsonLogs });
       const tools = await openEmbedding(config, logger);
       try {
         const report = await out.withSpinner('embedding the set…', () =>
           calibrate(tools.embedder, set, tools.reuseTiers, { rate: opts.rate, storedPerCluster: opts.stored }));
         let written: string | null = null;
-        if (opts.write) written = await writeModelReuseTiers(opts.write, report.calibrated.thresholds);
+        if (opts.write) written = await saveModelReuseTiers(opts.write, report.calibrated.thresholds);
         out.result({ ...report, current_source: tools.reuseTiers.source, written }, () => renderReport(report, tools.reuseTiers.source, written, out.color));
       } finally {
         await tools.close();

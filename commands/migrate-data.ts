@@ -2,9 +2,6 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
-import type { Embedder } from '../src/ports/embedder.js';
-import { noopInstruments, silentLogger } from '../src/ports/observability.js';
-import type { Storage } from '../src/ports/storage.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { createOutput } from './shared/output.js';
@@ -42,28 +39,10 @@ export function register(program: Command): void {
       if (!isDir) throw new UsageError(`JSON data path ${dataPath} does not exist`);
 
       // Loaded on use so client-only commands never pay for the storage adapters.
-      const [{ createJsonStorage }, { createPostgresStorage }, { copyStorage, openMaintenancePool }] = await Promise.all([
-        import('../src/adapters/storage/json/index.js'),
-        import('../src/adapters/storage/postgres/index.js'),
-        import('../src/adapters/migrations/index.js'),
-      ]);
-      // Fails early with "needs SERVICE_DATABASE_URL" / "cannot connect" before the JSON lock.
-      await (await openMaintenancePool(config, 'migrate-data')).end();
-
-      const opened: { close(): Promise<void> }[] = [];
-      let embedder: Embedder | null = null;
+      const { copyJsonToPostgres } = await import('../src/app.js');
       try {
-        const source: Storage = await createJsonStorage({ dataPath });
-        opened.push(source);
-        const target = await createPostgresStorage(config);
-        opened.push(target);
-        const report = await copyStorage(source, target, {
-          embedder: async () => {
-            const { createEmbedder } = await import('../src/adapters/embeddings/index.js');
-            out.note('this JSON store does not expose its vectors: re-embedding every task');
-            embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
-            return embedder;
-          },
+        const report = await copyJsonToPostgres(config, dataPath, {
+          onReembed: () => out.note('this JSON store does not expose its vectors: re-embedding every task'),
           onProgress: (done, total) => out.progress(`copying patterns ${done}/${total}`),
         });
         out.progressDone();
@@ -78,8 +57,6 @@ export function register(program: Command): void {
         );
       } finally {
         out.progressDone();
-        for (const s of opened.reverse()) await s.close().catch(() => undefined);
-        await (embedder as Embedder | null)?.close?.().catch(() => undefined);
       }
     }));
 }

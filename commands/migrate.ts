@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
-import type { SchemaStatus } from '../src/adapters/migrations/index.js';
 import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
@@ -60,7 +59,8 @@ export function register(program: Command): void {
 }
 
 // Loaded on use so client-only commands never pay for the PostgreSQL driver.
-const migrations = () => import('../src/adapters/migrations/index.js');
+const migrations = async () => (await import('../src/app.js')).schemaMigrations();
+type SchemaStatus = Awaited<ReturnType<Awaited<ReturnType<typeof migrations>>['migrationStatus']>>;
 
 async function planUp(command: Command, opts: MigrateOptions): Promise<void> {
   const out = createOutput(ioOf(command), { json: opts.json });

@@ -5,8 +5,9 @@ import { submitJob, type JobAccepted } from '../src/services/jobs.js';
 import { authed, requestContext } from './context.js';
 
 /**
- * `Prefer: respond-async` (RFC 7240) on the operations SPEC lists under "Asynchronous
- * execution". A route validates its input first (bad input stays a synchronous 422), then:
+ * `Prefer: respond-async` (RFC 7240) on the operations docs/behavior.md lists under
+ * "Asynchronous execution". A route validates its input first (bad input stays a
+ * synchronous 422), then:
  *
  *   if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'compose', input);
  *   return compose(deps, scope, input);

@@ -1,19 +1,23 @@
 import { ConfigError, effectiveAuthMode, type Config } from './config.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
-import type { EmbeddingInfo, ReuseTierSettings } from './core/types.js';
+import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
-import { resolveReuseTiers } from './adapters/embeddings/model-tiers.js';
+import { resolveReuseTiers, writeModelReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { bundledModelPath } from './adapters/embeddings/model-folder.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { openWhenReachable, type Opened } from './adapters/storage/connect.js';
 import { configuredSecrets } from './config-secrets.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import type { CopyReport } from './adapters/migrations/index.js';
+import { createOidcVerifier } from './adapters/oidc/verifier.js';
 import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';
 import { systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { KeyStore } from './ports/keys.js';
-import type { Logger } from './ports/observability.js';
+import type { Metrics } from './ports/metrics.js';
+import type { OidcVerifier } from './ports/oidc.js';
+import { noopInstruments, silentLogger, type Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
 import { noopTracer, type Tracer } from './ports/tracing.js';
 import type { ServiceDeps } from './services/deps.js';
@@ -26,7 +30,9 @@ const DUNNING_SWEEP_MS = 3_600_000;
 export interface App {
   deps: ServiceDeps;
   /** Counters, histograms and gauges behind /metrics (also deps.instruments). */
-  metrics: PrometheusMetrics;
+  metrics: Metrics;
+  /** OIDC auth mode's token verifier; null in the other auth modes. */
+  oidcVerifier: OidcVerifier | null;
   /** When createApp finished (deep health's uptime). */
   startedAt: Date;
   /** DB auth mode: API keys and tenants in PostgreSQL; null in the other auth modes. */
@@ -135,6 +141,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     metrics,
     startedAt: clock.now(),
     keyStore,
+    oidcVerifier: oidcVerifierFor(config),
     jobRunner,
     close() {
       closing ??= (async () => {
@@ -181,6 +188,13 @@ async function composeBilling(config: Config, storage: Storage, clock: ServiceDe
   // Loaded only when billing is on: self-hosted servers never load the payment SDK.
   const payments = secretKey ? (await import('./adapters/payments/stripe.js')).createStripeProcessor({ secretKey, webhookSecret, apiBaseUrl }) : null;
   return new Billing({ config, clock, logger, repo: storage.billing, payments });
+}
+
+/** Built here, not in the server, so the server never touches an adapter (docs/behavior.md "Layers"). */
+function oidcVerifierFor(config: Config): OidcVerifier | null {
+  const { issuer, audience, jwksUrl } = config.auth.oidc;
+  if (effectiveAuthMode(config) !== 'oidc' || !issuer) return null;
+  return createOidcVerifier({ issuer, audience, jwksUrl });
 }
 
 function wrapInCache(embedder: Embedder, instruments: ServiceDeps['instruments']): Embedder {
@@ -246,4 +260,60 @@ function tiersFor(config: Config, embedder: Embedder): Promise<ReuseTierSettings
     modelFolder: config.embedding.local ? (config.embedding.localModelPath ?? bundledFolderFor(config.embedding.localModel)) : null,
     modelId: embedder.info.model,
   });
+}
+
+// ---- Local maintenance tools (commands reach adapters only through these) ----
+
+/** A logger for a local command (its level may differ from the server's). */
+export function createCommandLogger(options: { level: string; json: boolean }): Logger {
+  return createLogger(options);
+}
+
+/** Stores calibrated thresholds as reuse_tiers in a model folder's config.json; returns the file written. */
+export function saveModelReuseTiers(folder: string, tiers: TierThresholds): Promise<string> {
+  return writeModelReuseTiers(folder, tiers);
+}
+
+/** The schema migration runner, loaded on use so other commands never load the PostgreSQL driver. */
+export function schemaMigrations(): Promise<typeof import('./adapters/migrations/index.js')> {
+  return import('./adapters/migrations/index.js');
+}
+
+export interface DataMigrationHooks {
+  /** Called once when the source store has no vectors and every task is re-embedded. */
+  onReembed(): void;
+  onProgress(done: number, total: number): void;
+}
+
+/**
+ * `migrate-data`: copies the JSON store at dataPath into the configured PostgreSQL database.
+ * The database is checked first, so "needs SERVICE_DATABASE_URL" / "cannot connect" come
+ * before the JSON store's lock is taken.
+ */
+export async function copyJsonToPostgres(config: Config, dataPath: string, hooks: DataMigrationHooks): Promise<CopyReport> {
+  const [{ createJsonStorage }, { createPostgresStorage }, { copyStorage, openMaintenancePool }] = await Promise.all([
+    import('./adapters/storage/json/index.js'),
+    import('./adapters/storage/postgres/index.js'),
+    import('./adapters/migrations/index.js'),
+  ]);
+  await (await openMaintenancePool(config, 'migrate-data')).end();
+  const opened: { close(): Promise<void> }[] = [];
+  let embedder: Embedder | null = null;
+  try {
+    const source: Storage = await createJsonStorage({ dataPath });
+    opened.push(source);
+    const target = await createPostgresStorage(config);
+    opened.push(target);
+    return await copyStorage(source, target, {
+      embedder: async () => {
+        hooks.onReembed();
+        embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
+        return embedder;
+      },
+      onProgress: hooks.onProgress,
+    });
+  } finally {
+    for (const s of opened.reverse()) await s.close().catch(() => undefined);
+    await (embedder as Embedder | null)?.close?.().catch(() => undefined);
+  }
 }

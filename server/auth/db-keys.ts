@@ -1,8 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { UnauthenticatedError } from '../../src/core/errors.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { KeyRepository } from '../../src/ports/keys.js';
-import { API_KEY_FORMAT, hashApiKey } from '../../src/services/api-key-secrets.js';
+import { API_KEY_FORMAT, digestsEqual, hashApiKey } from '../../src/services/api-key-secrets.js';
 import type { Principal } from '../context.js';
 import type { AuthRequest, Authenticator } from './authenticator.js';
 import { bearerToken } from './secrets.js';
@@ -32,7 +31,7 @@ export class DbKeyAuthenticator implements Authenticator {
     const key = await this.keys.findByHash(digest);
     // The lookup went by digest (which tells an attacker nothing about the secret); the final
     // comparison is constant-time all the same.
-    if (key === null || !timingSafeEqual(key.hash, digest)) throw new UnauthenticatedError('invalid API key');
+    if (key === null || !digestsEqual(key.hash, digest)) throw new UnauthenticatedError('invalid API key');
     if (key.revoked_at !== null) throw new UnauthenticatedError('API key revoked');
     if (key.expires_at !== null && Date.parse(key.expires_at) <= this.clock.now().getTime()) {
       throw new UnauthenticatedError('API key expired');

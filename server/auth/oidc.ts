@@ -1,5 +1,5 @@
 import type { JWTPayload } from 'jose';
-import type { OidcVerifier } from '../../src/adapters/oidc/verifier.js';
+import type { OidcVerifier } from '../../src/ports/oidc.js';
 import type { Config } from '../../src/config.js';
 import { ForbiddenError, UnauthenticatedError } from '../../src/core/errors.js';
 import { roleAtLeast } from '../../src/core/permissions.js';

@@ -1,17 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-
-/** SHA-256 of a secret: what is kept in memory and compared, never the secret itself. */
-export function sha256(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
-
-/**
- * Constant-time equality of a presented secret with a stored digest. Hashing first makes both
- * sides the same length, so neither the content nor the length leaks through timing.
- */
-export function secretMatches(presented: string, digest: Buffer): boolean {
-  return timingSafeEqual(sha256(presented), digest);
-}
+// Secrets are hashed and compared in one place (src/services/api-key-secrets.ts); the names
+// here are the ones the HTTP layer uses.
+export { hashApiKey as sha256, secretMatches } from '../../src/services/api-key-secrets.js';
 
 /** The token of an `Authorization: Bearer <token>` header; null when absent or another scheme. */
 export function bearerToken(header: string | undefined): string | null {

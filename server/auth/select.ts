@@ -1,4 +1,3 @@
-import { createOidcVerifier } from '../../src/adapters/oidc/verifier.js';
 import type { App } from '../../src/app.js';
 import { effectiveAuthMode } from '../../src/config.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
@@ -6,7 +5,7 @@ import { DbKeyAuthenticator } from './db-keys.js';
 import { OidcAuthenticator } from './oidc.js';
 
 /**
- * The authenticator of the configured mode (SPEC "Authentication"): auto → db when a database
+ * The authenticator of the configured mode (docs/behavior.md "Authentication"): auto → db when a database
  * URL is set, else env keys, else dev; db → API keys in PostgreSQL; oidc → JWTs.
  */
 export function authenticatorFor(app: App): Authenticator {
@@ -19,7 +18,8 @@ export function authenticatorFor(app: App): Authenticator {
   if (mode === 'oidc') {
     const oidc = config.auth.oidc;
     if (!oidc.issuer) throw new Error('SERVICE_OIDC_ISSUER is required when SERVICE_AUTH_MODE=oidc');
-    return new OidcAuthenticator(oidc, createOidcVerifier({ issuer: oidc.issuer, audience: oidc.audience, jwksUrl: oidc.jwksUrl }), clock);
+    if (!app.oidcVerifier) throw new Error('OIDC auth mode needs the token verifier: createApp builds it when SERVICE_AUTH_MODE=oidc');
+    return new OidcAuthenticator(oidc, app.oidcVerifier, clock);
   }
   return createAuthenticator(config);
 }

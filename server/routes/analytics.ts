@@ -6,7 +6,7 @@ import { authed } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-/** SPEC "Analytics": compute and read ROI rollups, list raw ROI events. */
+/** docs/behavior.md "Analytics": compute and read ROI rollups, list raw ROI events. */
 export function analyticsRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.post('/v1/analytics/rollup', { config: { permission: 'analytics:rollup' } }, async (request, reply) => {
     const input = parseWith(RollupRequest, request.body);

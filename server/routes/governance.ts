@@ -7,7 +7,7 @@ import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-/** SPEC "Governance": the retention policy (read, set) and applying it. */
+/** docs/behavior.md "Governance": the retention policy (read, set) and applying it. */
 export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.get('/v1/governance/retention', { config: { permission: 'governance:read' } }, async (request) => {
     return getRetentionPolicy(deps, authed(request).scope);

@@ -5,7 +5,7 @@ import { cancelJob, getJob, listJobs } from '../../src/services/jobs.js';
 import { authed } from '../context.js';
 import { parseWith } from '../http.js';
 
-/** SPEC "Jobs": list, read and cancel the caller's jobs (other scopes' jobs are 404). */
+/** docs/behavior.md "Jobs": list, read and cancel the caller's jobs (other scopes' jobs are 404). */
 export function jobRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.get('/v1/jobs', { config: { permission: 'jobs:list' } }, async (request) => {
     const input = parseWith(JobListQuery, request.query, 'query');

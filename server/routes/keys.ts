@@ -8,7 +8,7 @@ import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 
 /**
- * SPEC "Keys": bootstrap, create, list, revoke, rotate. They need DB auth mode. In the other
+ * docs/behavior.md "Keys": bootstrap, create, list, revoke, rotate. They need DB auth mode. In the other
  * modes the same paths answer 404 `{detail}` saying so: there are no stored keys to manage
  * (env keys live in SERVICE_API_KEYS, OIDC identities at the provider). They still require
  * their permission first, so an unauthenticated caller learns nothing about the auth mode.

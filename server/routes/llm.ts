@@ -16,7 +16,7 @@ import { acceptAsync, wantsAsync } from '../async.js';
 const EmptyBody = z.object({}).strict().optional();
 
 /**
- * LLM features of SPEC.md: evaluate, compose, evolve (the expensive rate class), plus the
+ * LLM features (docs/behavior.md "Evaluate", "Compose", "Evolve"): evaluate, compose, evolve (the expensive rate class), plus the
  * feedback store they feed and analyze-failures, which needs only the embedder.
  */
 export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {

@@ -17,7 +17,7 @@ import { acceptAsync, wantsAsync } from '../async.js';
 
 const DeleteParams = z.object({ key: PatternKey });
 
-/** Memory operations of SPEC.md: learn, recall, metrics, aging, pattern delete, skills. */
+/** Memory operations (docs/behavior.md "Learn", "Recall", "Aging", "Skills"): learn, recall, metrics, aging, pattern delete, skills. */
 export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.post('/v1/learn', { config: { permission: 'learn' } }, async (request) => {
     const input = parseWith(LearnRequest, request.body);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { PrometheusMetrics } from '../../src/adapters/metrics/prometheus.js';
+import type { Metrics } from '../../src/ports/metrics.js';
 import { UnauthenticatedError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { processWideMetrics } from '../../src/services/metrics.js';
@@ -10,7 +10,7 @@ import { bearerToken, secretMatches, sha256 } from '../auth/secrets.js';
  * SERVICE_METRICS_TOKEN as its Bearer token when one is set, not an API key: scrapers are not
  * tenants. Gauges are refreshed from storage on each scrape.
  */
-export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: PrometheusMetrics): void {
+export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: Metrics): void {
   const { enabled, token } = deps.config.metrics;
   if (!enabled) return;
   const tokenDigest = token ? sha256(token) : null;

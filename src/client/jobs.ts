@@ -3,7 +3,7 @@ import { JobAccepted, JobListResponse, JobRecord, type JobStatus } from '../cont
 import { ApiError } from './errors.js';
 import type { ServiceClient } from './service-client.js';
 
-/** The endpoints that accept `Prefer: respond-async` (SPEC "Asynchronous execution"). */
+/** The endpoints that accept `Prefer: respond-async` (docs/behavior.md "Asynchronous execution"). */
 export const ASYNC_PATHS = {
   evaluate: '/v1/evaluate',
   compose: '/v1/compose',

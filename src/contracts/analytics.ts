@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ROLLUP_WINDOWS } from '../core/roi.js';
+import { ROLLUP_WINDOWS } from '../core/vocabulary.js';
 import { ReuseTier, queryInt } from './common.js';
 
-/** Wire schemas of SPEC "Analytics": rollup compute/read and raw ROI events. */
+/** Wire schemas of docs/behavior.md "Analytics": rollup compute/read and raw ROI events. */
 
 export const RollupWindow = z.enum(ROLLUP_WINDOWS);
 

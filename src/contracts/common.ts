@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLASSIFICATIONS, SOURCES } from '../core/types.js';
+import { CLASSIFICATIONS, SOURCES } from '../core/vocabulary.js';
 
 export const Classification = z.enum(CLASSIFICATIONS);
 export const Source = z.enum(SOURCES);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/retention.js';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/vocabulary.js';
 import { Classification, PatternKey, ProjectId, queryBool } from './common.js';
 import { ExportRecord } from './memory.js';
 
-/** Wire schemas of the retention endpoints of SPEC "Governance". */
+/** Wire schemas of the retention endpoints of docs/behavior.md "Governance". */
 
 export const RetentionPolicyResponse = z.object({
   retention_days: z.number().int().min(MIN_RETENTION_DAYS).max(MAX_RETENTION_DAYS),

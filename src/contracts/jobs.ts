@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { queryInt } from './common.js';
 
-/** Wire schemas of SPEC "Jobs" and of the 202 answer to `Prefer: respond-async`. */
+/** Wire schemas of docs/behavior.md "Jobs" and of the 202 answer to `Prefer: respond-async`. */
 
 export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type JobStatus = z.infer<typeof JobStatus>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ROLES } from '../core/types.js';
+import { ROLES } from '../core/vocabulary.js';
 import { ProjectId, text } from './common.js';
 
 export const Role = z.enum(ROLES);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { isVersionedRecord } from '../core/reference-records.js';
 import { Classification, Source, nonBlank } from './common.js';
+
+/** The wire's rule for telling the forms apart: a record with a `version` key is the reference's. */
+const isVersionedRecord = (value: unknown): value is { version: unknown } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'version');
 
 /** Latest timestamp accepted (9999-12-31T23:59:59Z), in unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;

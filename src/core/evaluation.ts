@@ -160,7 +160,7 @@ export function distinctFeedback(scores: readonly EvaluatorScore[]): string[] {
 }
 
 /**
- * Combine the evaluators that answered (BEHAVIOR.md "Evaluate"). Throws on an empty list:
+ * Combine the evaluators that answered (docs/behavior.md "Evaluate"). Throws on an empty list:
  * "every evaluator failed" is the caller's 503, not a score of 0.
  */
 export function aggregateEvaluations(scores: EvaluatorScore[], staticAdversarial: boolean): AggregatedEvaluation {

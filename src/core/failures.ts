@@ -19,7 +19,7 @@ export interface FailureCluster {
 export const FAILURE_COSINE_THRESHOLD = 0.8;
 
 /**
- * Group failure reports by meaning (BEHAVIOR.md "Analyze failures"): single link on cosine
+ * Group failure reports by meaning (docs/behavior.md "Analyze failures"): single link on cosine
  * (a chain of close pairs joins one cluster, so grouping never depends on input order).
  * Token Jaccard is the tie-breaker when choosing the representative: among the members
  * with the highest count, the one sharing the most words with the rest of its cluster

@@ -1,7 +1,7 @@
 import type { Role } from './types.js';
 
 /**
- * The one permission table (BEHAVIOR.md "Auth and scope"): each permission names the lowest
+ * The one permission table (docs/behavior.md "Auth and scope"): each permission names the lowest
  * role that holds it; roles nest reader ⊂ editor ⊂ admin ⊂ owner. Routes declare the
  * permission they need; the permission-matrix test is generated from this table.
  */

@@ -45,7 +45,7 @@ function cleanNames(names: readonly string[]): string[] {
 }
 
 /**
- * Contract validation of a composed pipeline's data flow (BEHAVIOR.md "Compose"). Stages
+ * Contract validation of a composed pipeline's data flow (docs/behavior.md "Compose"). Stages
  * run in order; file names are compared exactly after trimming. Problems, in stage order:
  * - cycle: a stage reads a file it writes itself, or reads a file that only a LATER stage
  *   writes (the data would have to flow backwards). This holds even for a file the task

@@ -18,7 +18,7 @@ export interface RankOptions {
 }
 
 /**
- * Recall's ranking (BEHAVIOR.md "Recall" 3-4): score each candidate, order by score (a stable
+ * Recall's ranking (docs/behavior.md "Recall" 3-4): score each candidate, order by score (a stable
  * sort, so equal scores keep the storage's similarity order), then collapse near-duplicate
  * tasks, keeping the best-ranked member of each group. Recency applies before dedup, so of
  * two near-duplicates the fresher one can win; tiers are never derived from the score.

@@ -75,7 +75,7 @@ function applyRule(text: string, kind: RedactionKind, pattern: RegExp, counts: R
 }
 
 /**
- * Replace PII and secrets with [REDACTED] (BEHAVIOR.md "Governance"). Returns the new text
+ * Replace PII and secrets with [REDACTED] (docs/behavior.md "Governance"). Returns the new text
  * and how many of each kind were replaced; the values themselves are never returned, so the
  * counts are safe to write to the audit log.
  */

@@ -1,12 +1,13 @@
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from './vocabulary.js';
+
 /**
- * Retention rules (BEHAVIOR.md "Governance"), pure. A pattern expires at its own `expires_at`
+ * Retention rules (docs/behavior.md "Governance"), pure. A pattern expires at its own `expires_at`
  * when it has one; otherwise `updated_at` + the effective retention days, where the project's
  * setting wins over the tenant's, and 365 days applies when neither is set.
  */
 
 export const DEFAULT_RETENTION_DAYS = 365;
-export const MIN_RETENTION_DAYS = 1;
-export const MAX_RETENTION_DAYS = 36_500;
+export { MIN_RETENTION_DAYS, MAX_RETENTION_DAYS };
 export const DAY_MS = 86_400_000;
 
 export type RetentionSource = 'project' | 'tenant' | 'default';

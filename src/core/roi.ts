@@ -1,12 +1,13 @@
 import { mean, percentile } from './stats.js';
 import type { ReuseTier, RoiEvent } from './types.js';
+import { ROLLUP_WINDOWS } from './vocabulary.js';
 
 /**
  * ROI rollup math (pure): summaries of the ROI events of one time window. ROI events carry
  * metadata only (kind, stored, eval_score, best similarity/tier, latency), never task content.
  */
 
-export const ROLLUP_WINDOWS = ['hourly', 'daily', 'weekly'] as const;
+export { ROLLUP_WINDOWS };
 export type RollupWindow = (typeof ROLLUP_WINDOWS)[number];
 
 const HOUR_MS = 3_600_000;
@@ -16,10 +17,10 @@ export const WINDOW_MS: Readonly<Record<RollupWindow, number>> = {
   weekly: 7 * 24 * HOUR_MS,
 };
 
-/** ROI events kept per scope (SPEC Limits): a rollup never needs to read more. */
+/** ROI events kept per scope (docs/behavior.md "Limits"): a rollup never needs to read more. */
 export const ROI_EVENTS_PER_SCOPE = 10_000;
 
-/** A run "succeeded" at this eval_score, the same line GET /v1/metrics draws (BEHAVIOR.md "Metrics"). */
+/** A run "succeeded" at this eval_score, the same line GET /v1/metrics draws (docs/behavior.md "Metrics"). */
 export const SUCCESS_EVAL_SCORE = 5;
 
 /**

@@ -1,3 +1,5 @@
+import { CLASSIFICATIONS, ROLES, SOURCES } from './vocabulary.js';
+
 /**
  * Glossary (the words every layer uses):
  * - Pattern: one stored successful run (task, code, quality). Addressed by key `patterns/<id>`.
@@ -20,13 +22,11 @@ export interface Scope {
   project_id: string;
 }
 
-export const CLASSIFICATIONS = ['public', 'internal', 'confidential'] as const;
+export { CLASSIFICATIONS, ROLES, SOURCES };
 export type Classification = (typeof CLASSIFICATIONS)[number];
 
-export const SOURCES = ['api', 'sdk', 'cli', 'import'] as const;
 export type Source = (typeof SOURCES)[number];
 
-export const ROLES = ['reader', 'editor', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
 export type ReuseTier = 'duplicate' | 'adapt' | 'fresh';

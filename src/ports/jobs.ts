@@ -1,7 +1,7 @@
 import type { Scope } from '../core/types.js';
 
 /**
- * The durable job queue behind `Prefer: respond-async` (BEHAVIOR.md "Jobs").
+ * The durable job queue behind `Prefer: respond-async` (docs/behavior.md "Jobs").
  * States: pending → running → completed | failed, and pending → cancelled.
  * Times are ISO-8601 strings supplied by the caller (the worker's Clock), so tests set them.
  */

@@ -55,7 +55,7 @@ export interface KeyRepository {
   /** Sets revoked_at unless already set; null when the key is not in the scope. */
   revoke(scope: Scope, keyId: string, at: string): Promise<{ key: ApiKeyRecord; changed: boolean } | null>;
   /**
-   * Governance deletion (BEHAVIOR.md "Governance"): revokes every still-active key of a tenant,
+   * Governance deletion (docs/behavior.md "Governance"): revokes every still-active key of a tenant,
    * or of one of its projects. The rows stay (as revoked). Returns how many were revoked.
    */
   revokeAll(target: { tenant_id: string; project_id?: string }, at: string): Promise<number>;

@@ -175,7 +175,7 @@ export interface MetaRepository {
   setEmbeddingInfo(info: EmbeddingInfo): Promise<void>;
 }
 
-/** What one POST recall reads and records (BEHAVIOR.md "Recall" 7). */
+/** What one POST recall reads and records (docs/behavior.md "Recall" 7). */
 export interface RecallRecord {
   /** The patterns of the returned page, read as they were before this recall. */
   page_ids: string[];
@@ -202,11 +202,8 @@ export interface Storage {
   readonly audit: AuditRepository;
   readonly meta: MetaRepository;
   readonly governance: GovernanceRepository;
-  /**
-   * (+) The durable job queue (ports/jobs.ts). Optional while adapters adopt it: src/app.ts
-   * attaches a PostgreSQL one when the adapter has none; job services refuse without one.
-   */
-  readonly jobs?: JobRepository;
+  /** (+) The durable job queue (ports/jobs.ts), kept in the same store as the data it works on. */
+  readonly jobs: JobRepository;
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**

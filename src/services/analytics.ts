@@ -3,7 +3,7 @@ import { computeRollup, ROI_EVENTS_PER_SCOPE, windowStart, type AnalyticsRollup,
 import type { RoiEvent, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
-/** SPEC "Analytics": ROI rollups over the scope's ROI events, and the raw events. */
+/** docs/behavior.md "Analytics": ROI rollups over the scope's ROI events, and the raw events. */
 
 export interface RollupInput {
   window: RollupWindow;

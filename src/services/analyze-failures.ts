@@ -3,7 +3,7 @@ import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
- * POST /v1/analyze-failures (BEHAVIOR.md "Analyze failures"; no LLM): feedback clusters
+ * POST /v1/analyze-failures (docs/behavior.md "Analyze failures"; no LLM): feedback clusters
  * reported at least `min_count` times, grouped by meaning through the embedder, so issues
  * worded differently ("no input validation" / "inputs are never checked") become one failure
  * mode. The cosine threshold is configurable (SERVICE_FAILURE_CLUSTER_THRESHOLD) because each

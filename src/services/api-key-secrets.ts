@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /**
- * API key material (BEHAVIOR.md "Auth and scope"): `svc_` + 43 base64url characters (32
+ * API key material (docs/behavior.md "Auth and scope"): `svc_` + 43 base64url characters (32
  * random bytes). Only the SHA-256 is stored; the first 12 characters are a display prefix.
  */
 export const API_KEY_PREFIX = 'svc_';
@@ -26,9 +26,22 @@ export function generateApiKey(): GeneratedKey {
 }
 
 /**
- * Constant-time equality of two secrets of any length: both are hashed first, so neither the
- * content nor the length of the expected value leaks through timing.
+ * The project's one constant-time comparison (keys, bootstrap and metrics tokens all come
+ * here). Digests of different lengths are simply unequal rather than an exception.
  */
+export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Constant-time equality of a presented secret with a stored SHA-256 digest. Hashing first
+ * makes both sides the same length, so neither content nor length leaks through timing.
+ */
+export function secretMatches(presented: string, digest: Uint8Array): boolean {
+  return digestsEqual(hashApiKey(presented), digest);
+}
+
+/** Constant-time equality of two secrets of any length (both hashed first). */
 export function secretsEqual(presented: string, expected: string): boolean {
-  return timingSafeEqual(hashApiKey(presented), hashApiKey(expected));
+  return secretMatches(presented, hashApiKey(expected));
 }

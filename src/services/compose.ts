@@ -64,7 +64,7 @@ export function parseStages(value: unknown): PlannedStage[] | null {
 }
 
 /**
- * POST /v1/compose (BEHAVIOR.md "Compose"): one planning call (malformed → retried once →
+ * POST /v1/compose (docs/behavior.md "Compose"): one planning call (malformed → retried once →
  * 502), a read-only recall (limit 1) per stage, then contract validation of the data flow.
  */
 export async function compose(deps: ServiceDeps, scope: Scope, input: { task: string }): Promise<ComposeResult> {

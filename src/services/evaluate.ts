@@ -64,7 +64,7 @@ async function runEvaluator(llm: Llm, deps: ServiceDeps, prompt: string): Promis
 }
 
 /**
- * POST /v1/evaluate (BEHAVIOR.md "Evaluate"): `num_evals` independent evaluators run
+ * POST /v1/evaluate (docs/behavior.md "Evaluate"): `num_evals` independent evaluators run
  * concurrently (the LLM's semaphore bounds them process-wide); the ones that answered are
  * aggregated; if none did → 503. Feedback sentences go into the feedback store; with a
  * pattern_key the median becomes an eval observation of that pattern.

@@ -30,7 +30,7 @@ interface Proposal {
   issues_addressed: string[];
 }
 
-/** Judge samples per prompt; the medians are compared (BEHAVIOR.md "Evolve"). */
+/** Judge samples per prompt; the medians are compared (docs/behavior.md "Evolve"). */
 export const JUDGE_SAMPLES = 3;
 
 export const PROPOSER_SYSTEM = [
@@ -115,7 +115,7 @@ async function judge(llm: Llm, deps: ServiceDeps, role: string, prompt: string, 
 const fmt = (x: number) => (Math.round(x * 100) / 100).toString();
 
 /**
- * POST /v1/evolve (BEHAVIOR.md "Evolve"): propose a better prompt from the top recurring
+ * POST /v1/evolve (docs/behavior.md "Evolve"): propose a better prompt from the top recurring
  * issues, then accept it only if a blind judge (same rubric for both prompts, 3 samples each)
  * scores it at least as high as the current one and it addresses at least one real issue.
  */

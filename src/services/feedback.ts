@@ -4,7 +4,7 @@ import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 
 /**
- * The feedback store (BEHAVIOR.md "Feedback store"): evaluator sentences grouped into
+ * The feedback store (docs/behavior.md "Feedback store"): evaluator sentences grouped into
  * recurring quality issues, listed, decayed.
  */
 

@@ -64,7 +64,7 @@ const LLM_PROBE_TTL_MS = 60_000;
 const llmProbeCache = new WeakMap<object, { at: number; check: Check }>();
 
 /**
- * Deep health (BEHAVIOR.md): a real storage query, a real embedding of a short text, and a
+ * Deep health (docs/behavior.md "Health and maintenance"): a real storage query, a real embedding of a short text, and a
  * cheap authenticated LLM call. Storage down → error (HTTP 503); embedder or LLM down →
  * degraded; no LLM configured is not a fault.
  */

@@ -18,7 +18,7 @@ import { deleteTarget } from './governance-delete.js';
 import { importRecords } from './transfer.js';
 
 /**
- * The operations a job can run (SPEC "Asynchronous execution"). Each calls the SAME service
+ * The operations a job can run (docs/behavior.md "Asynchronous execution"). Each calls the SAME service
  * function as its synchronous route, with the input that route validated, so a job's result
  * is exactly the synchronous response body.
  */

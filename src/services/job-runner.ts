@@ -57,9 +57,9 @@ export class JobRunner {
     this.workerId = opts.workerId ?? workerIdWithWindow(`${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, opts.staleAfterMs);
   }
 
-  /** Starts polling; a storage without a job queue leaves the runner idle. */
+  /** Starts polling (a second call does nothing). */
   start(): void {
-    if (!this.stopped || !this.deps.storage.jobs) return;
+    if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = this.deps.storage.jobs.subscribe(() => void this.wake());
     // Stale checks must come well within the stale window, or recovery waits for the hour.

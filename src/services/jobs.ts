@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, UnavailableError } from '../core/errors.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
 import type { JobRecord, JobRepository, JobStatus } from '../ports/jobs.js';
 import type { RequestContext } from './audit.js';
@@ -7,7 +7,7 @@ import { newId } from './ids.js';
 import { JOB_OPERATIONS, type JobOperationName } from './job-operations.js';
 
 /**
- * Jobs API use cases (BEHAVIOR.md "Jobs"): submit, read, list, cancel. The worker that runs
+ * Jobs API use cases (docs/behavior.md "Jobs"): submit, read, list, cancel. The worker that runs
  * them is job-runner.ts.
  */
 
@@ -29,11 +29,9 @@ export function isJobId(id: string): boolean {
   return JOB_ID.test(id);
 }
 
-/** The storage's queue; a storage without one cannot accept asynchronous requests. */
+/** The storage's queue (every storage has one). */
 export function jobQueue(deps: Pick<ServiceDeps, 'storage'>): JobRepository {
-  const queue = deps.storage.jobs;
-  if (!queue) throw new UnavailableError(`asynchronous jobs are not available with ${deps.storage.kind} storage`);
-  return queue;
+  return deps.storage.jobs;
 }
 
 /**

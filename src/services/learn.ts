@@ -35,7 +35,7 @@ export interface LearnResult {
   warnings?: string[];
 }
 
-/** BEHAVIOR.md "Learn" 5: candidates this close by meaning are checked for near-identical text. */
+/** docs/behavior.md "Learn" 5: candidates this close by meaning are checked for near-identical text. */
 const NEAR_IDENTICAL_SIMILARITY = 0.9;
 const NEAR_IDENTICAL_JACCARD = 0.92;
 const NEAR_IDENTICAL_CANDIDATES = 5;

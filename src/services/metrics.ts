@@ -1,4 +1,5 @@
 import type { Scope } from '../core/types.js';
+import type { GaugeValues } from '../ports/metrics.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface MemoryMetrics {
@@ -12,7 +13,7 @@ export interface MemoryMetrics {
   reuse_rate: number | null;
 }
 
-/** GET /v1/metrics for one scope (BEHAVIOR.md "Metrics"). */
+/** GET /v1/metrics for one scope (docs/behavior.md "Metrics"). */
 export async function getMetrics(deps: ServiceDeps, scope: Scope): Promise<MemoryMetrics> {
   const counters = await deps.storage.metrics.get(scope);
   const pattern_count = await deps.storage.patterns.count(scope);
@@ -26,13 +27,7 @@ export async function getMetrics(deps: ServiceDeps, scope: Scope): Promise<Memor
 }
 
 /** The Prometheus gauges: the same numbers summed over every scope of the store. */
-export async function processWideMetrics(deps: ServiceDeps): Promise<{
-  pattern_count: number;
-  avg_eval_score: number;
-  total_runs: number;
-  success_rate: number;
-  reuse_rate: number;
-}> {
+export async function processWideMetrics(deps: ServiceDeps): Promise<GaugeValues> {
   const scopes = await deps.storage.patterns.listScopes();
   // Runs can be counted in a scope whose patterns were all pruned; the default one is always read.
   if (!scopes.some((s) => s.tenant_id === 'default' && s.project_id === 'default')) {

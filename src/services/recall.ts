@@ -65,12 +65,12 @@ const WIDEN = 4;
  * A floor under the first fetch, so small pages still leave eval weighting and dedup room to
  * reorder and thin the candidates. Kept small: an HNSW walk in PostgreSQL costs more the
  * larger k is (the JSON scan costs the same for any k). Widening happens only when the page
- * is short after dedup (BEHAVIOR.md Recall 2).
+ * is short after dedup (docs/behavior.md "Recall" 2).
  */
 const MIN_FETCH = 20;
 
 /**
- * Recall (BEHAVIOR.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
+ * Recall (docs/behavior.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
  * evals); whole records, code included, are loaded for the returned page only. `readonly`
  * (GET recall, or `readonly: true`) skips every side effect: no reuse counting, no ROI event,
  * no metrics.
@@ -207,7 +207,7 @@ function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseT
 }
 
 /**
- * What a POST recall records (BEHAVIOR.md "Recall" 7): every duplicate or adapt match is a
+ * What a POST recall records (docs/behavior.md "Recall" 7): every duplicate or adapt match is a
  * reuse; the best match decides hit or miss and goes into the ROI event. Tiers come from the
  * similarities (lowered by verdicts when verified), so this is known before the records are read.
  */

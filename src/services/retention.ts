@@ -4,7 +4,7 @@ import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
- * SPEC "Governance" retention (BEHAVIOR.md): a pattern's expires_at → project retention_days
+ * Retention (docs/behavior.md "Governance"): a pattern's expires_at → project retention_days
  * → tenant retention_days → 365 days, counted from updated_at. Settings live in
  * storage.projects (JSON: per-scope settings files; PostgreSQL: projects/tenants rows).
  */

@@ -54,7 +54,7 @@ describe('job runner', () => {
     await t.app.jobRunner.stop();
     const id = accepted(await t.call('POST', '/v1/aging', undefined, ASYNC));
     // Another worker claims it and then goes silent.
-    const queue = t.app.deps.storage.jobs!;
+    const queue = t.app.deps.storage.jobs;
     expect(await queue.claim('silent-worker', 1, clock.now().toISOString())).toHaveLength(1);
     t.app.jobRunner.start();
     await t.app.jobRunner.wake();

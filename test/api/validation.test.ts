@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { learnBody, startServer, type TestServer } from './helpers.js';
 
-/** Every bound of SPEC.md "Limits" answers 422 {detail, errors} and stores nothing. */
+/** Every bound of docs/behavior.md "Limits" answers 422 {detail, errors} and stores nothing. */
 describe('request validation', () => {
   let t: TestServer;
   beforeAll(async () => {

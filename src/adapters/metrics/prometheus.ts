@@ -1,25 +1,19 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Instruments, VerificationEvent } from '../../ports/observability.js';
+import type { GaugeValues, Metrics } from '../../ports/metrics.js';
+import type { VerificationEvent } from '../../ports/observability.js';
 
-/** Values of the spec's gauges, read from storage when /metrics is scraped. */
-export interface GaugeValues {
-  pattern_count: number;
-  avg_eval_score: number;
-  total_runs: number;
-  success_rate: number;
-  reuse_rate: number;
-}
+export type { GaugeValues };
 
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SLOW_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const FAST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
- * Every metric of SPEC.md "Metrics exposed", in a registry of its own (not prom-client's
+ * Every metric of docs/behavior.md "Metrics exposed", in a registry of its own (not prom-client's
  * global one) so several apps in one process (tests) never collide. Services feed it through
  * the Instruments port; the HTTP layer records requests and renders the exposition.
  */
-export class PrometheusMetrics implements Instruments {
+export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
 
   private readonly gauges = {

@@ -1,19 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { UnauthenticatedError, UnavailableError } from '../../core/errors.js';
+import type { OidcSettings, OidcVerifier } from '../../ports/oidc.js';
 
-/** What the verifier needs from config.auth.oidc. */
-export interface OidcSettings {
-  issuer: string;
-  /** Expected `aud`; null skips the audience check (startup warns about it). */
-  audience: string | null;
-  /** (+) SERVICE_OIDC_JWKS_URL; when null the issuer's discovery document names it. */
-  jwksUrl: string | null;
-}
-
-export interface OidcVerifier {
-  /** The verified claims; UnauthenticatedError for a bad token, UnavailableError when the JWKS cannot be fetched. */
-  verify(token: string, now: Date): Promise<JWTPayload>;
-}
+export type { OidcSettings, OidcVerifier };
 
 // Asymmetric algorithms only: a JWKS publishes public keys, and accepting HS* or `none`
 // would open the classic algorithm-confusion holes.

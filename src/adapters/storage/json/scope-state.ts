@@ -7,7 +7,7 @@ import { VectorIndex } from './vector-index.js';
 export const ROI_EVENTS_KEPT = 10_000;
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;
-/** learn runs with an eval_score at or above this count as successes (BEHAVIOR.md, Metrics). */
+/** learn runs with an eval_score at or above this count as successes (docs/behavior.md "Metrics"). */
 export const SUCCESS_EVAL_SCORE = 5;
 
 interface EvalObservation {

@@ -159,7 +159,7 @@ export function recallCounterSql(reused: string): string {
      recalls = metrics_counters.recalls + 1, reusing_recalls = metrics_counters.reusing_recalls + ${reused}`;
 }
 
-// A run counts as a success at eval_score ≥ 5 (BEHAVIOR.md "Metrics").
+// A run counts as a success at eval_score ≥ 5 (docs/behavior.md "Metrics").
 const SUCCESS_THRESHOLD = 5;
 
 export function createMetricsRepository(db: Db): MetricsRepository {

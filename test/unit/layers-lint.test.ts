@@ -1,0 +1,46 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layer rule (eslint/layers.js) as `npm run check` runs it. Each fixture under
+ * test/fixtures/layers/ is linted as if it lived at the same path in the repository
+ * (test/fixtures/layers/src/core/x.ts → src/core/x.ts); its first line says what to expect:
+ * `// expect: ok` or `// expect: <part of the message>`.
+ */
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const FIXTURES = join(ROOT, 'test/fixtures/layers');
+
+async function fixtures(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name)).sort();
+}
+
+const eslint = new ESLint({ cwd: ROOT });
+const files = await fixtures(FIXTURES);
+
+describe('layer rule', () => {
+  it('has fixtures for every layer, and the normal lint run ignores them', async () => {
+    const virtual = files.map((f) => relative(FIXTURES, f).split(sep).join('/'));
+    for (const layer of ['src/contracts/', 'src/core/', 'src/ports/', 'src/services/', 'server/', 'commands/', 'src/app.ts']) {
+      expect(virtual.some((v) => v.startsWith(layer))).toBe(true);
+    }
+    expect(await eslint.isPathIgnored(files[0])).toBe(true);
+  });
+
+  it.each(files.map((f) => [relative(FIXTURES, f).split(sep).join('/'), f]))('%s', async (virtualPath, file) => {
+    const text = await readFile(file, 'utf8');
+    const expected = /^\/\/ expect: (.+)$/m.exec(text)?.[1];
+    expect(expected, 'fixture needs an "// expect:" first line').toBeDefined();
+    const [result] = await eslint.lintText(text, { filePath: join(ROOT, virtualPath) });
+    const layerMessages = result.messages.filter((m) => m.ruleId === 'project/layers').map((m) => m.message);
+    if (expected === 'ok') {
+      expect(layerMessages).toEqual([]);
+    } else {
+      expect(layerMessages).toHaveLength(1);
+      expect(layerMessages[0]).toContain(expected);
+    }
+  });
+});
