@@ -11,7 +11,7 @@ import { parseWith } from '../http.js';
 const UNGATED = /^\/v1\/(billing|health)(\/|$)/;
 
 /**
- * SPEC "Billing (hosted)" plus (+) the payment-event intake. Also installs the billing gate: on
+ * docs/behavior.md "Billing" plus (+) the payment-event intake. Also installs the billing gate: on
  * every other authenticated route, a tenant past its grace period gets 402 (and OIDC callers
  * need the enterprise plan). The gate is a no-op while billing is off.
  */
@@ -52,7 +52,7 @@ export function billingRoutes(app: FastifyInstance, billing: Billing | undefined
         return await receivePaymentEvent(billing, body, Array.isArray(signature) ? signature[0] : signature);
       } catch (err) {
         // Not a domain error: the sender (the processor) gets 400 and nothing changed.
-        if (err instanceof InvalidPaymentSignatureError) return reply.code(400).send({ detail: err.message, request_id: request.id });
+        if (err instanceof InvalidPaymentSignatureError) return reply.code(400).send({ code: 'bad_request', detail: err.message, request_id: request.id });
         throw err;
       }
     });

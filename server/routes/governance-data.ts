@@ -16,7 +16,7 @@ import { parseWith } from '../http.js';
 const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict().optional();
 
 /**
- * SPEC "Governance" beyond retention: the NDJSON export, classification and the three
+ * docs/behavior.md "Governance" beyond retention: the NDJSON export, classification and the three
  * deletions (project, tenant, the caller's own scope). Deletions accept `Prefer: respond-async`.
  */
 export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): void {

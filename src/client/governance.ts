@@ -23,7 +23,7 @@ export interface NdjsonExportOptions {
   classifications?: Classification[];
 }
 
-/** Typed calls of the governance endpoints beyond retention (SPEC "Governance"). */
+/** Typed calls of the governance endpoints beyond retention (docs/behavior.md "Governance"). */
 export class GovernanceClient {
   constructor(private readonly client: ServiceClient) {}
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Wire schemas of SPEC "Billing (hosted)" and "Billing status". */
+/** Wire schemas of docs/behavior.md "Billing". */
 
 export const PlanTier = z.enum(['sandbox', 'pro', 'team', 'enterprise']);
 

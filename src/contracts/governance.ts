@@ -49,7 +49,7 @@ export const NdjsonExportQuery = z.object({
   classification: z.string().max(200).optional(),
 }).strict();
 
-/** SPEC "Deletion result"; project_id is "*" for a whole tenant. */
+/** docs/behavior.md "Governance"; project_id is "*" for a whole tenant. */
 export const DeletionResultResponse = z.object({
   tenant_id: z.string(),
   project_id: z.string(),

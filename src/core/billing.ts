@@ -1,5 +1,5 @@
 /**
- * Billing arithmetic (SPEC "Plan quotas", "Subscription (hosted billing)"; BEHAVIOR "Billing"):
+ * Billing arithmetic (docs/behavior.md "Billing"):
  * plans and their quotas, UTC months, overage blocks and the budget cap, dunning stages, and
  * how a payment event changes a tenant's account. Pure: time always comes in as an argument.
  */

@@ -1,7 +1,7 @@
 import type { Classification, Scope } from './types.js';
 
 /**
- * Governance deletions (SPEC "Governance", BEHAVIOR.md): what a deletion targets and what it
+ * Governance deletions (docs/behavior.md "Governance"): what a deletion targets and what it
  * reports. Pure: no I/O.
  *
  * A target is one project of a tenant, or the whole tenant (every project it has). The

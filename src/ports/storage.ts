@@ -155,7 +155,7 @@ export interface DeletionOptions {
   keepRunningOperations: string[];
 }
 
-/** Governance deletions of a whole project or tenant (BEHAVIOR.md "Governance"). */
+/** Governance deletions of a whole project or tenant (docs/behavior.md "Governance"). */
 export interface GovernanceRepository {
   /** What deleteScope would delete now; changes nothing (dry run). */
   countScope(target: DeletionTarget, opts: DeletionOptions): Promise<DeletionCounts>;

@@ -38,7 +38,7 @@ export interface BillingDeps {
 }
 
 /**
- * Plans, quotas and dunning for the rest of the service (BEHAVIOR.md "Billing"). Off without
+ * Plans, quotas and dunning for the rest of the service (docs/behavior.md "Billing"). Off without
  * PAYMENT_SECRET_KEY: every tenant is on sandbox, usage is still counted (status reports it) and
  * no guard refuses anything. Each enforcement point calls exactly one guard method.
  */

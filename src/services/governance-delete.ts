@@ -7,7 +7,7 @@ import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
- * Governance deletions (SPEC "Governance", BEHAVIOR.md): a project, a tenant, or the caller's
+ * Governance deletions (docs/behavior.md "Governance"): a project, a tenant, or the caller's
  * own scope, with the full cascade of the storage's deleteScope, keys revoked and audit detail
  * cleared. The deletion itself is audited afterwards with who, what and the counts.
  */

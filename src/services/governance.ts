@@ -7,7 +7,7 @@ import { parsePatternKey } from './patterns.js';
 import { toExportRecord, type ExportRecord } from './transfer.js';
 
 /**
- * SPEC "Governance": the NDJSON export and pattern classification (BEHAVIOR.md "Governance").
+ * docs/behavior.md "Governance": the NDJSON export and pattern classification (docs/behavior.md "Governance").
  * Deletions live in governance-delete.ts, retention in retention.ts.
  */
 export const GovernanceAuditKind = {

@@ -156,7 +156,7 @@ async function findNearIdentical(
   vector: Float32Array,
   task: string,
 ): Promise<PatternRecord | null> {
-  // No meaning, no neighbours by meaning (BEHAVIOR.md Learn 5 needs similarity ≥ 0.9).
+  // No meaning, no neighbours by meaning (docs/behavior.md "Learn" 5 needs similarity ≥ 0.9).
   if (!isMeaningfulVector(vector)) return null;
   const nearest = await deps.storage.patterns.search(scope, vector, NEAR_IDENTICAL_CANDIDATES);
   for (const { pattern, similarity } of nearest) {

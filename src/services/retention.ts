@@ -63,7 +63,7 @@ export async function applyRetention(
   const policy = await getRetentionPolicy(deps, scope);
   const now = deps.clock.now();
   // Patterns past their own expires_at go first, then those past the project → tenant →
-  // default policy (BEHAVIOR.md): an interrupted run has removed the explicit expiries.
+  // default policy (docs/behavior.md "Governance"): an interrupted run has removed the explicit expiries.
   const ownExpiry: string[] = [];
   const byPolicy: string[] = [];
   for await (const pattern of storage.patterns.iterate(scope)) {

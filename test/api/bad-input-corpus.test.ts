@@ -78,6 +78,11 @@ const TEXT_FIELDS: FieldCase[] = [
   { route: 'GET /v1/jobs/:id', field: 'id', request: (v) => ({ method: 'GET', url: `/v1/jobs/${encodeAll(String(v))}` }) },
   { route: 'POST /v1/jobs/:id/cancel', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/jobs/${encodeAll(String(v))}/cancel` }) },
   { route: 'DELETE /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'DELETE', url: `/v1/patterns/${encodeAll(String(v))}` }) },
+  ...['price_id', 'success_url', 'cancel_url'].map((field): FieldCase => ({
+    route: 'POST /v1/billing/checkout', field,
+    request: (v) => ({ method: 'POST', url: '/v1/billing/checkout', body: { price_id: 'price_1', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/no', [field]: v } }),
+  })),
+  { route: 'GET /v1/billing/portal', field: 'return_url', request: (v) => ({ method: 'GET', url: `/v1/billing/portal?return_url=${encodeAll(String(v))}` }) },
   { route: 'GET /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}` }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'key', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll(String(v))}/classify`, body: { classification: 'public' } }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'classification', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll('patterns/corpus0')}/classify`, body: { classification: v } }) },
@@ -103,6 +108,7 @@ const NUMBER_FIELDS: FieldCase[] = [
   { route: 'POST /v1/evaluate', field: 'num_evals', request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', num_evals: v } }) },
   { route: 'POST /v1/evolve', field: 'num_issues', request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', num_issues: v } }) },
   { route: 'POST /v1/analyze-failures', field: 'min_count', request: (v) => ({ method: 'POST', url: '/v1/analyze-failures', body: { min_count: v } }) },
+  { route: 'PATCH /v1/billing/overage', field: 'budget_cap_cents', request: (v) => ({ method: 'PATCH', url: '/v1/billing/overage', body: { enabled: true, budget_cap_cents: v } }) },
   { route: 'PUT /v1/governance/retention', field: 'retention_days', request: (v) => ({ method: 'PUT', url: '/v1/governance/retention', body: { retention_days: v } }) },
   { route: 'POST /v1/keys', field: 'max_patterns', keysOnly: true, request: (v) => ({ method: 'POST', url: '/v1/keys', body: { name: 'n', max_patterns: v } }) },
   { route: 'POST /v1/import', field: 'eval_score', request: (v, n) => ({ method: 'POST', url: '/v1/import', body: { records: [{ key: importKey(n), ...learnBody(n, { eval_score: v }) }] } }) },
@@ -112,12 +118,13 @@ const NUMBER_FIELDS: FieldCase[] = [
 const BODY_ONLY_ROUTES = [
   'POST /v1/aging', 'POST /v1/feedback/decay', 'POST /v1/governance/retention/apply', 'GET /v1/metrics',
   'GET /v1/export', 'GET /v1/keys', 'GET /v1/health', 'GET /v1/health/deep', 'GET /v1/version', 'GET /metrics',
-  'GET /v1/governance/retention', 'GET /v1/openapi.json',
+  'GET /v1/governance/retention', 'GET /v1/openapi.json', 'GET /v1/billing/status', 'POST /v1/billing/webhook',
 ];
 
 /** Why the answer breaks the rule, or null when it is a 2xx or a 4xx JSON error with a detail. */
 function serverFault(res: LightMyRequestResponse, what: string, llmRoute: boolean): string | null {
-  const allowed = llmRoute && res.statusCode === 501;
+  // 501 is the spec's answer for a feature this server has not configured (no LLM, no billing).
+  const allowed = (llmRoute || what.includes('/v1/billing/')) && res.statusCode === 501;
   if (res.statusCode >= 500 && !allowed) return `${what} → ${res.statusCode} ${res.body.slice(0, 200)}`;
   if (res.statusCode >= 400) {
     let detail: unknown;

@@ -91,6 +91,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     const schema = await fingerprint(pool);
 
     expect(await migrateDown(pool)).toEqual(['0006_billing']);
+    expect(await migrateDown(pool)).toEqual(['0004_reference_pattern_ids']);
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
     expect(await migrateDown(pool)).toEqual(['0002_pattern_counts']);
     expect(await tables(pool)).not.toContain('pattern_counts');
