@@ -35,7 +35,7 @@ function encodeAll(text: string): string {
 interface FieldCase {
   route: string;
   field: string;
-  request(value: unknown, n: number): { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; body?: unknown };
+  request(value: unknown, n: number): { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown };
   /** Where the value must be found afterwards when the answer was 2xx (export record field). */
   stored?: (res: LightMyRequestResponse, n: number) => { key: string; field: string } | null;
   keysOnly?: boolean;

@@ -9,7 +9,7 @@ import type { ServiceDeps } from '../../src/services/deps.js';
 import { bearer, perFileDatabase, provisionKey, startDbServer } from './db-auth-helpers.js';
 import { startServer } from './helpers.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Harness {
   storage: 'json' | 'postgres';
