@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { importOptional } from '../src/core/optional-module.js';
 import type { Command } from 'commander';
 import { action, ioOf } from './shared/context.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
@@ -13,7 +14,7 @@ export function register(program: Command): void {
   cmd.action(action(async (opts: ClientOptionValues, command: Command) => {
     const io = ioOf(command);
     // The MCP SDK is loaded only by this command, so every other command starts as fast as before.
-    const { serveStdio } = await import('../src/mcp/stdio.js');
+    const { serveStdio } = await importOptional(() => import('../src/mcp/stdio.js'), 'service mcp', 'npm install @modelcontextprotocol/sdk@1');
     await withClient(opts, command, (client) => serveStdio({
       client,
       version: cliVersion(),

@@ -1,4 +1,5 @@
 import cors from '@fastify/cors';
+import { importOptional } from '../src/core/optional-module.js';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../src/app.js';
 import { noopTracer } from '../src/ports/tracing.js';
@@ -96,7 +97,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.
-    const { mcpRoutes } = await import('./mcp/routes.js');
+    const { mcpRoutes } = await importOptional(() => import('./mcp/routes.js'), 'SERVICE_MCP=true', 'npm install @modelcontextprotocol/sdk@1');
     mcpRoutes(server, (await readVersionInfo()).app_version);
   }
 

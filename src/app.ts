@@ -1,4 +1,5 @@
 import { ConfigError, effectiveAuthMode, type Config } from './config.js';
+import { importOptional } from './core/optional-module.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
 import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
@@ -186,7 +187,10 @@ async function composeBilling(config: Config, storage: Storage, clock: ServiceDe
   if (!storage.billing) return undefined;
   const { secretKey, webhookSecret, apiBaseUrl } = config.payment;
   // Loaded only when billing is on: self-hosted servers never load the payment SDK.
-  const payments = secretKey ? (await import('./adapters/payments/stripe.js')).createStripeProcessor({ secretKey, webhookSecret, apiBaseUrl }) : null;
+  const payments = secretKey
+    ? (await importOptional(() => import('./adapters/payments/stripe.js'), 'billing (PAYMENT_SECRET_KEY)', 'npm install stripe@23'))
+      .createStripeProcessor({ secretKey, webhookSecret, apiBaseUrl })
+    : null;
   return new Billing({ config, clock, logger, repo: storage.billing, payments });
 }
 
