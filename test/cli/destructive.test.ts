@@ -38,6 +38,14 @@ describe('destructive commands', () => {
     }
   });
 
+  it('governance delete-scope asks on a terminal, and a person who does not say yes deletes nothing', async () => {
+    const res = await runCliInTty(['governance', 'delete-scope', '--url', server.url], { answer: { when: 'cannot be undone', keys: 'n\r' } });
+    expect(stripAnsi(res.output)).toContain('Delete all data of this scope? This cannot be undone.');
+    expect(res.code).not.toBe(0);
+    const metrics = JSON.parse((await cli(['metrics'])).stdout) as { pattern_count: number };
+    expect(metrics.pattern_count).toBe(2);
+  });
+
   it('under CI a terminal is not asked either', async () => {
     const res = await runCliInTty(['aging', '--url', server.url], { env: { CI: 'true' } });
     expect(res.code).toBe(2);

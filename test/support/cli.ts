@@ -49,17 +49,28 @@ function quote(arg: string): string {
  * Runs the CLI under a pseudo-terminal (util-linux `script`), so stdout and stderr are TTYs as
  * for a person at a terminal. Both streams arrive merged in `output`, with CRLF line ends.
  */
-export function runCliInTty(args: string[], opts: Omit<CliOptions, 'input'> = {}): Promise<{ code: number | null; output: string }> {
+export function runCliInTty(
+  args: string[],
+  opts: Omit<CliOptions, 'input'> & { answer?: { when: string; keys: string } } = {},
+): Promise<{ code: number | null; output: string }> {
   // `script` without a terminal of its own creates a 0x0 pty; give it a real size first.
   const command = `stty cols 120 rows 40; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: childEnv({ TERM: 'xterm-256color', ...opts.env }),
       cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.answer ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
+    let answered = false;
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      output += s;
+      // Types the answer once the prompt is on the screen, as a person would.
+      if (opts.answer && !answered && output.includes(opts.answer.when)) {
+        answered = true;
+        child.stdin?.write(opts.answer.keys);
+      }
+    });
     child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
