@@ -63,7 +63,7 @@ export function runCliInTty(
     });
     let output = '';
     let answered = false;
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
       output += s;
       // Types the answer once the prompt is on the screen, as a person would.
       if (opts.answer && !answered && output.includes(opts.answer.when)) {
@@ -71,7 +71,7 @@ export function runCliInTty(
         child.stdin?.write(opts.answer.keys);
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (output += s));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
