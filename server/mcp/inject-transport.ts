@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { z } from 'zod';
 import { apiErrorFor } from '../../src/client/api-errors.js';
 import { ProtocolError, describeErrorBody } from '../../src/client/errors.js';
-import type { HttpMethod, QueryValue, RequestOptions, RequestTransport } from '../../src/client/transport.js';
+import { parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport } from '../../src/client/transport.js';
 
 /** Who is calling: the headers that carry the key and project, passed on unchanged. */
 export interface InjectCaller {
@@ -51,24 +51,6 @@ export class InjectTransport implements RequestTransport {
 
   async close(): Promise<void> {
     // Nothing pooled: inject uses no sockets.
-  }
-}
-
-function queryString(query: Record<string, QueryValue> | undefined): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== null) params.append(name, String(value));
-  }
-  const s = params.toString();
-  return s ? `?${s}` : '';
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
   }
 }
 

@@ -230,7 +230,8 @@ export class HttpTransport implements RequestTransport {
   }
 }
 
-function queryString(query: Record<string, QueryValue> | undefined): string {
+/** `?a=1&b=x` of the defined values (empty when none); shared with the in-process MCP transport. */
+export function queryString(query: Record<string, QueryValue> | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
@@ -241,7 +242,8 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
   return s ? `?${s}` : '';
 }
 
-function parseBody(text: string): unknown {
+/** A body as JSON when it parses, else its text (null when empty). */
+export function parseBody(text: string): unknown {
   if (text === '') return null;
   try {
     return JSON.parse(text) as unknown;

@@ -1,7 +1,9 @@
 import { DomainError, EmbeddingUnavailableError, InsufficientStorageError, QuotaExceededError, StorageUnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
-import { sortImportRecords, type ForeignVersionRecord, type ReferenceRecordV1, type RejectedImportRecord } from '../core/reference-records.js';
-import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
+import {
+  sortImportRecords, type FlatImportRecord, type ForeignVersionRecord, type ReferenceRecordV1, type RejectedImportRecord,
+} from '../core/reference-records.js';
+import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -16,22 +18,11 @@ import { parsePatternKey } from './patterns.js';
 export type ExportRecord = Omit<PatternRecord, 'id' | 'last_aged_at'> & { key: string };
 
 /** Import accepts the export shape; everything but task, code and eval_score is optional. */
-export interface ImportRecordInput {
-  key?: string;
-  task: string;
-  code: string;
-  output?: string | null;
-  eval_score: number;
-  success_score?: number;
-  reuse_count?: number;
+export interface ImportRecordInput extends FlatImportRecord {
   run_id?: string | null;
-  classification?: Classification;
-  source?: Source;
   author?: string | null;
   expires_at?: string | null;
   redacted?: boolean;
-  created_at?: string;
-  updated_at?: string;
 }
 
 export function toExportRecord(p: PatternRecord): ExportRecord {
