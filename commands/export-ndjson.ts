@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { GovernanceClient, type ServiceClient } from '../src/client/index.js';
 import { CLASSIFICATIONS, type Classification } from '../src/core/types.js';
 import type { Io } from './shared/context.js';
-import { UsageError } from './shared/exit-codes.js';
+import { writeFileAtomic } from './shared/files.js';
 import type { Output } from './shared/output.js';
 
 /** `--classification public,internal` → the list (each name checked before any request). */
@@ -50,28 +48,15 @@ export async function exportNdjson(
     return;
   }
   const path = resolve(opts.output);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let handle;
   try {
-    handle = await open(temp, 'wx');
-  } catch (err) {
-    body.destroy();
-    throw new UsageError(`cannot write "${path}": ${(err as Error).message}`);
-  }
-  try {
-    for await (const chunk of body) {
-      await handle.write(chunk);
-      tick(chunk);
-    }
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(temp, path);
-  } catch (err) {
-    await handle?.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw err;
+    await writeFileAtomic(path, async (handle) => {
+      for await (const chunk of body) {
+        await handle.write(chunk);
+        tick(chunk);
+      }
+    });
   } finally {
+    body.destroy();
     out.progressDone();
   }
   out.result({ count: records, output: path, format: 'ndjson' }, () => `exported ${records} patterns to ${path} (NDJSON)`);

@@ -1,22 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { access, constants, mkdir, open, rename, rm } from 'node:fs/promises';
+import { access, constants, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from './exit-codes.js';
 
 /**
  * Writes a file so that readers see either the old content or the complete new one, never a
  * torn file: write a temp file beside it, flush it to disk, then rename over the target.
+ * `data` is the whole content, or a function that writes it (a stream, chunk by chunk).
  */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(temp, 'wx');
   } catch (err) {
     throw new UsageError(`cannot write "${path}": ${(err as Error).message}`);
   }
   try {
-    await handle.writeFile(data, 'utf8');
+    if (typeof data === 'string') await handle.writeFile(data, 'utf8');
+    else await data(handle);
     await handle.sync();
     await handle.close();
     handle = undefined;
