@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { GovernanceClient, type DeletionResultResponse } from '../src/client/index.js';
 import { action, ioOf } from './shared/context.js';
-import { confirmDestructive } from './shared/confirm-governance.js';
+import { addYesOption, confirmDestructive } from './shared/confirm.js';
+import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 import { printAccepted } from './shared/async-jobs.js';
 
@@ -20,8 +21,8 @@ function deletion(group: Command, name: string, description: string): Command {
   const cmd = group
     .command(name)
     .description(description)
-    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .option('--async', 'queue the deletion as a job (Prefer: respond-async) and print its id');
+  addYesOption(cmd);
   addClientOptions(cmd);
   return cmd;
 }
@@ -32,7 +33,8 @@ export function register(program: Command): void {
   deletion(group, 'delete-project', 'delete a project of your tenant and everything in it; its keys are revoked')
     .argument('<project_id>', 'the project to delete')
     .action(action(async (projectId: string, opts: DeleteOptions, command: Command) => {
-      await confirmDestructive(ioOf(command), opts.yes, `Delete project ${projectId} and all its data? This cannot be undone.`);
+      const question = `Delete project ${projectId} and all its data? This cannot be undone.`;
+      if (!(await confirmDestructive(ioOf(command), opts, { action: `delete project ${projectId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
         const gov = new GovernanceClient(client);
         if (opts.async) return printAccepted(out, await gov.deleteProject(projectId, { async: true }));
@@ -44,7 +46,8 @@ export function register(program: Command): void {
   deletion(group, 'delete-tenant', 'delete your whole tenant: every project, all data; all keys revoked (owner only)')
     .argument('<tenant_id>', 'your tenant id')
     .action(action(async (tenantId: string, opts: DeleteOptions, command: Command) => {
-      await confirmDestructive(ioOf(command), opts.yes, `Delete tenant ${tenantId}, every project and all data? This cannot be undone.`);
+      const question = `Delete tenant ${tenantId}, every project and all data? This cannot be undone.`;
+      if (!(await confirmDestructive(ioOf(command), opts, { action: `delete tenant ${tenantId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
         const gov = new GovernanceClient(client);
         if (opts.async) return printAccepted(out, await gov.deleteTenant(tenantId, { async: true }));
@@ -57,7 +60,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'only count what would be deleted')
     .action(action(async (opts: DeleteOptions & { dryRun?: boolean }, command: Command) => {
       // A dry run deletes nothing: no confirmation needed.
-      if (!opts.dryRun) await confirmDestructive(ioOf(command), opts.yes, 'Delete all data of this scope? This cannot be undone.');
+      const question = 'Delete all data of this scope? This cannot be undone.';
+      if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, { action: 'delete this scope', question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
         const gov = new GovernanceClient(client);
         const dryRun = opts.dryRun === true;

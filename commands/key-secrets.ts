@@ -1,4 +1,4 @@
-import { confirm, password } from '@inquirer/prompts';
+import { password } from '@inquirer/prompts';
 import type { Io } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import type { Output } from './shared/output.js';
@@ -8,10 +8,8 @@ import type { Output } from './shared/output.js';
  * terminal) and showing a new secret exactly once.
  */
 
-/** Prompts only with a terminal on stdin and never under CI: scripts must never hang on a question. */
-export function canPrompt(io: Io): boolean {
-  return io.stdin.isTTY === true && !io.env.ci;
-}
+// Prompts only with a terminal on stdin and never under CI (one rule, in shared/confirm.ts).
+export { canPrompt } from './shared/confirm.js';
 
 /** A person pressing Ctrl+C (or closing the terminal) is a cancelled command, not a crash. */
 async function asked<T>(question: () => Promise<T>): Promise<T> {
@@ -30,10 +28,6 @@ function promptContext(io: Io) {
 
 export function askSecret(io: Io, message: string): Promise<string> {
   return asked(() => password({ message, mask: '*', validate: (v) => (v.trim() === '' ? 'must not be empty' : true) }, promptContext(io)));
-}
-
-export function askConfirm(io: Io, message: string): Promise<boolean> {
-  return asked(() => confirm({ message, default: false }, promptContext(io)));
 }
 
 /**
