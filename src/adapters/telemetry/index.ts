@@ -1,11 +1,12 @@
 import type { Config } from '../../config.js';
+import { importOptional } from '../../core/optional-module.js';
 import type { Logger } from '../../ports/observability.js';
 import { noopTracer, type Tracer } from '../../ports/tracing.js';
 
 export { traceEmbedder, traceStorage } from './traced.js';
 
 /** The OpenTelemetry packages are optional dependencies: installed by default, omittable. */
-const INSTALL_HINT = 'npm install --include=optional (the @opentelemetry/* packages are optional dependencies)';
+const INSTALL_COMMAND = 'npm install --include=optional';
 
 /**
  * The tracer of this process: the OpenTelemetry SDK when SERVICE_TELEMETRY=true (imported
@@ -17,15 +18,7 @@ export async function createTracer(
   opts: { logger: Logger; instrumentPg: boolean },
 ): Promise<Tracer> {
   if (!config.telemetry.enabled) return noopTracer;
-  let otel: typeof import('./otel.js');
-  try {
-    otel = await import('./otel.js');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
-      throw new Error(`SERVICE_TELEMETRY=true, but the OpenTelemetry packages are not installed: ${INSTALL_HINT}`, { cause: err });
-    }
-    throw err;
-  }
+  const otel = await importOptional(() => import('./otel.js'), 'SERVICE_TELEMETRY=true (the @opentelemetry/* packages)', INSTALL_COMMAND);
   return otel.createOtelTracer({
     endpoint: config.telemetry.endpoint,
     serviceName: 'agent-memory-service',
