@@ -13,15 +13,16 @@ import { repoRoot, UsageError } from './args.js';
  */
 export const CLI_USAGE = `usage: npm run bench -- --cli [--runs 15] [--model PATH]
   --runs N      runs per command (median reported; default 15)
-  --model PATH  offline embedding model of the recall server (default ../shared/models/use-lite-static-wordpiece)`;
+  --model PATH  embedding model folder of the recall server (default: the bundled model)`;
 
 interface CliBenchOptions {
   runs: number;
-  modelPath: string;
+  /** null: the server's default, the bundled model. */
+  modelPath: string | null;
 }
 
 function parseCliArgs(argv: string[]): CliBenchOptions {
-  const options: CliBenchOptions = { runs: 15, modelPath: join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece') };
+  const options: CliBenchOptions = { runs: 15, modelPath: null };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '--cli') continue;
@@ -86,7 +87,7 @@ export async function runCliBench(argv: string[]): Promise<void> {
   const serverEnv = cleanEnv({
     SERVICE_DATA_PATH: dataPath,
     SERVICE_LOCAL_EMBEDDINGS: '1',
-    SERVICE_EMBEDDING_MODEL_PATH: options.modelPath,
+    ...(options.modelPath === null ? {} : { SERVICE_EMBEDDING_MODEL_PATH: options.modelPath }),
     SERVICE_LLM_PROVIDER: 'none',
     SERVICE_LOG_LEVEL: 'warn',
     SERVICE_RATE_LIMIT_DEFAULT: '1000000',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Thin entry: everything lives in commands/main.ts (compiled to dist/ by `npm run build`,
-// which `npm ci` runs through the prepare script).
-import { main } from '../dist/commands/main.js';
+// Thin entry: everything lives in commands/ (compiled and bundled into dist/cli/ by `npm run
+// build`, which `npm ci` runs through the prepare script); commands/entry.ts is the bundle's entry.
+import { run } from '../dist/cli/entry.js';
 
 // A reader that stops early (`service export | head`) closes the pipe: not our failure.
 process.stdout.on('error', (err) => {
@@ -9,7 +9,7 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 
-const code = await main(process.argv);
+const code = await run(process.argv);
 process.exitCode = code;
 // The command is done. Once what it wrote has reached stdout and stderr, end the process: a
 // library's idle timer (undici keeps one ticking for up to a second after its pool closed)

@@ -3,11 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleCli } from './bundle-cli.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+
+// The command line runs from one bundle (scripts/bundle-cli.mjs); dist/ keeps the library.
+await bundleCli(root);
 
 let gitCommit = 'unknown';
 try {

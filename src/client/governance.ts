@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type {
   ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
@@ -41,6 +40,8 @@ export class GovernanceClient {
   /** GET /v1/governance/export, one validated record per line, read as the stream arrives. */
   async *exportNdjson(options: NdjsonExportOptions = {}): AsyncGenerator<NdjsonExportRecord> {
     const { body } = await this.exportNdjsonRaw(options);
+    // node:readline is loaded here, not with the client: every CLI call would pay for it.
+    const { createInterface } = await import('node:readline');
     const lines = createInterface({ input: Readable.from(body), crlfDelay: Infinity });
     try {
       let n = 0;

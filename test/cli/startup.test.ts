@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,13 +9,19 @@ import { childEnv, tempDir } from '../support/env.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
 /**
- * A CLI that starts fast loads only what its command needs. A module hook records every ESM
- * module the process resolves: `--version` and `recall` must not touch the server, zod, the
- * model runtime, pg or the LLM SDKs. (Speed itself is measured by `npm run bench -- --cli`.)
+ * A CLI that starts fast loads only what its command needs. bin/service.js runs the bundle in
+ * dist/cli (scripts/bundle-cli.mjs), whose meta.json says which sources each chunk holds. A
+ * module hook records every ESM module the process resolves and, at exit, every built-in
+ * module it loaded: `--version` and `recall` must not touch the server, zod, the model
+ * runtime, pg or the LLM SDKs, and recall must not load HTTP/2 or TLS (undici's h2 half).
+ * (Speed itself is measured by `npm run bench -- --cli`.)
  */
 let server: ServerHandle;
 let dir: { path: string; remove(): Promise<void> };
 let hook: string;
+
+const CLI_DIR = join(BIN, '..', '..', 'dist', 'cli');
+const chunks = JSON.parse(readFileSync(join(CLI_DIR, 'meta.json'), 'utf8')) as Record<string, { sources: string[]; imports: string[] }>;
 
 beforeAll(async () => {
   dir = await tempDir('svc-cli-startup-');
@@ -22,32 +29,61 @@ beforeAll(async () => {
   const hooks = join(dir.path, 'hooks.mjs');
   await writeFile(hooks, "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('LOADED ' + r.url + '\\n'); return r; }\n");
   hook = join(dir.path, 'register.mjs');
-  await writeFile(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  await writeFile(hook, [
+    "import { register } from 'node:module';",
+    `register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+    "process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(',') + '\\n'));",
+    '',
+  ].join('\n'));
 });
 afterAll(async () => {
   await server?.stop();
   await dir?.remove();
 });
 
-function loadedBy(args: string[]): string[] {
-  const res = spawnSync(process.execPath, ['--import', hook, BIN, ...args], { env: childEnv(), encoding: 'utf8' });
-  expect(res.status).toBe(0);
-  return res.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
+interface Loaded {
+  /** Project sources and package files behind every module the process loaded. */
+  sources: string[];
+  builtins: string[];
 }
 
-const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|\/server\/|\/src\/(adapters|services|contracts)\//;
+function loadedBy(args: string[]): Loaded {
+  const res = spawnSync(process.execPath, ['--import', hook, BIN, ...args], { env: childEnv(), encoding: 'utf8' });
+  expect(res.status, res.stderr).toBe(0);
+  const lines = res.stderr.split('\n');
+  const urls = lines.filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
+  const sources: string[] = [];
+  for (const url of urls) {
+    const chunk = /\/dist\/cli\/([^/]+\.js)$/.exec(url)?.[1];
+    if (chunk === undefined) sources.push(url);
+    else sources.push(...(chunks[chunk]?.sources ?? [`unknown chunk ${chunk}`]));
+  }
+  const builtins = lines.find((l) => l.startsWith('BUILTINS '))?.slice(9).split(',') ?? [];
+  return { sources, builtins };
+}
+
+const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|(^|\/)server\/|\/src\/(adapters|services|contracts)\//;
+const commandFiles = (sources: string[]) => sources.filter((s) => /(^|\/)commands\/[a-z-]+\.js$/.test(s)).map((s) => s.split('/').pop()).sort();
 
 describe('what a command loads', () => {
-  it('--version loads no command at all', () => {
-    const loaded = loadedBy(['--version']);
-    expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
-    expect(loaded.filter((u) => /\/commands\/[a-z-]+\.js$/.test(u)).map((u) => u.split('/').pop()).sort()).toEqual(['examples.js', 'main.js', 'registry.js']);
+  it('the bundle knows every chunk it ships', () => {
+    expect(Object.keys(chunks)).toContain('entry.js');
+    expect(Object.values(chunks).flatMap((c) => c.sources).some((s) => s.endsWith('dist/commands/recall.js'))).toBe(true);
   });
 
-  it('recall against a running server loads neither zod nor the server, pg or the model', () => {
-    const loaded = loadedBy(['recall', 'parse a CSV file', '--readonly', '--url', server.url]);
-    expect(loaded.filter((u) => HEAVY.test(u))).toEqual([]);
-    expect(loaded.some((u) => u.endsWith('/commands/recall.js'))).toBe(true);
-    expect(loaded.some((u) => u.endsWith('/commands/learn.js'))).toBe(false);
+  it('--version loads neither commander nor any command', () => {
+    const { sources } = loadedBy(['--version']);
+    expect(sources.filter((u) => HEAVY.test(u))).toEqual([]);
+    expect(sources.some((s) => s.includes('node_modules/commander/'))).toBe(false);
+    expect(commandFiles(sources)).toEqual(['entry.js']);
+  });
+
+  it('recall against a running server loads neither zod nor the server, pg, the model or HTTP/2', () => {
+    const { sources, builtins } = loadedBy(['recall', 'parse a CSV file', '--readonly', '--url', server.url]);
+    expect(sources.filter((u) => HEAVY.test(u))).toEqual([]);
+    expect(commandFiles(sources)).toContain('recall.js');
+    expect(commandFiles(sources)).not.toContain('learn.js');
+    expect(builtins).toContain('net');
+    expect(builtins.filter((b) => ['http2', 'tls', 'crypto', 'readline'].includes(b))).toEqual([]);
   });
 });

@@ -1,0 +1,70 @@
+// Bundles the command line (dist/commands/entry.js and everything it imports, at once or on
+// demand) into dist/cli/: one module graph split into chunks, so `service recall` reads a
+// handful of files instead of ~70 and each command still loads only what it needs. The
+// packages on that path (commander, chalk, undici) are bundled too; every other package stays
+// an import of node_modules. dist/cli/meta.json records which sources each chunk holds (the
+// start-up test reads it to prove what a command loads).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const BUNDLED_PACKAGES = new Set(['commander', 'chalk', 'undici']);
+
+/** The package a bare specifier names (`@scope/name/x` → `@scope/name`). */
+function packageOf(spec) {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const keepPackagesOutside = {
+  name: 'keep-packages-outside',
+  setup(b) {
+    // Bare specifiers only: relative paths are our files, `#x` are a package's own imports.
+    b.onResolve({ filter: /^[^./#]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      return BUNDLED_PACKAGES.has(packageOf(args.path)) ? undefined : { external: true };
+    });
+  },
+};
+
+// undici's client requires its HTTP/2 half at load, which pulls node:http2, node:tls and
+// node:crypto (about 40 built-in modules) into every CLI call. We never offer h2 (allowH2 is
+// off), so the bundle requires it on first use instead. If a new undici changes that line, the
+// build fails here rather than silently losing the saving.
+const H2_REQUIRE = "const connectH2 = require('./client-h2.js')";
+const lazyUndiciH2 = {
+  name: 'lazy-undici-h2',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(H2_REQUIRE)) throw new Error(`undici's client.js no longer contains "${H2_REQUIRE}": update scripts/bundle-cli.mjs`);
+      const lazy = 'let h2Impl; const connectH2 = (...a) => (h2Impl ??= require(\'./client-h2.js\'))(...a)';
+      return { contents: source.replace(H2_REQUIRE, lazy), loader: 'js' };
+    });
+  },
+};
+
+export async function bundleCli(root) {
+  const result = await build({
+    entryPoints: { entry: join(root, 'dist', 'commands', 'entry.js') },
+    outdir: join(root, 'dist', 'cli'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    metafile: true,
+    // Bundled CommonJS (undici, commander) calls require() for built-ins; ESM has none.
+    banner: { js: "import { createRequire as __cliRequire } from 'node:module'; const require = __cliRequire(import.meta.url);" },
+    plugins: [keepPackagesOutside, lazyUndiciH2],
+  });
+  const chunks = {};
+  for (const [file, output] of Object.entries(result.metafile.outputs)) {
+    chunks[file.split('/').pop()] = {
+      sources: Object.keys(output.inputs),
+      imports: output.imports.filter((i) => i.external).map((i) => i.path),
+    };
+  }
+  writeFileSync(join(root, 'dist', 'cli', 'meta.json'), JSON.stringify(chunks, null, 1) + '\n');
+}
