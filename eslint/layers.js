@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
  * The layer rule (docs/behavior.md "Layers"): which project folders and packages a file may
  * import, judged on the RESOLVED path, so a file's depth and the spelling of the specifier
  * (`../adapters/x.js`, `../../src/adapters/x.js`) never matter. Checks static imports,
- * `export … from`, dynamic `import()` and type-level `import('…')`.
+ * `export … from`, dynamic `import()` and type-level `import('…')`; a dynamic import whose
+ * specifier is computed is refused outside the code that may import adapters.
  *
  * Paths below are relative to the repository root. Specifiers resolve with their extension
  * dropped, so `x.js` in an import names the `x.ts` source.
@@ -99,6 +100,17 @@ function literalOf(source) {
   return null;
 }
 
+/**
+ * What a dynamic import with a computed specifier (`import(name)`, a template with holes)
+ * breaks, or null: the rule cannot tell where it leads, so only files that may import
+ * adapters anyway may compute one.
+ */
+export function computedImportViolation(file) {
+  const from = path.relative(ROOT, file).split(path.sep).join('/');
+  if (from.startsWith('..') || under(strip(from), ADAPTER_IMPORTERS)) return null;
+  return `${from} imports a computed specifier, which the layer rule cannot check: write the path out (import('./x.js'))`;
+}
+
 const layersRule = {
   meta: {
     type: 'problem',
@@ -117,7 +129,12 @@ const layersRule = {
       ImportDeclaration: (node) => check(node, node.source, isTypeOnlyDeclaration(node)),
       ExportNamedDeclaration: (node) => check(node, node.source, isTypeOnlyDeclaration(node)),
       ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
-      ImportExpression: (node) => check(node, literalOf(node.source), false),
+      ImportExpression: (node) => {
+        const literal = literalOf(node.source);
+        if (literal) return check(node, literal, false);
+        const detail = computedImportViolation(file);
+        if (detail) context.report({ node, messageId: 'layer', data: { detail } });
+      },
       TSImportType: (node) => check(node, node.argument?.literal ?? node.source ?? null, true),
     };
   },

@@ -94,7 +94,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   governanceRoutes(server, deps);
   governanceDataRoutes(server, deps);
   billingRoutes(server, deps.billing);
-  keyRoutes(server, deps, authenticator.mode === 'db' ? app.keyStore : null, authenticator.mode);
+  keyRoutes(server, deps, authenticator.mode);
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.
     const { mcpRoutes } = await importOptional(() => import('./mcp/routes.js'), 'SERVICE_MCP=true', 'npm install @modelcontextprotocol/sdk@1');
@@ -111,12 +111,12 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
 /** The bootstrap token opens POST /v1/keys/bootstrap; once used it should leave the environment. */
 async function remindAboutBootstrapToken(app: App, mode: Authenticator['mode']): Promise<void> {
   if (app.deps.config.auth.bootstrapToken === null) return;
-  const { logger } = app.deps;
-  if (mode !== 'db' || !app.keyStore) {
+  const { logger, keyStore } = app.deps;
+  if (mode !== 'db' || !keyStore) {
     logger.warn({ auth: mode }, 'SERVICE_BOOTSTRAP_TOKEN is set but unused: bootstrap needs DB auth mode; remove it');
     return;
   }
-  const used = await app.keyStore.tenants.anyKeyExists().catch(() => false);
+  const used = await keyStore.tenants.anyKeyExists().catch(() => false);
   logger.warn(
     { auth: mode },
     used

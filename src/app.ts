@@ -8,9 +8,9 @@ import { bundledModelPath } from './adapters/embeddings/model-folder.js';
 import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { openWhenReachable, type Opened } from './adapters/storage/connect.js';
+import type { PostgresPool } from './adapters/storage/postgres/pool.js';
 import { configuredSecrets } from './config-secrets.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
-import type { CopyReport } from './adapters/migrations/index.js';
 import { createOidcVerifier } from './adapters/oidc/verifier.js';
 import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';
 import { systemClock } from './ports/clock.js';
@@ -18,9 +18,10 @@ import type { Embedder } from './ports/embedder.js';
 import type { KeyStore } from './ports/keys.js';
 import type { Metrics } from './ports/metrics.js';
 import type { OidcVerifier } from './ports/oidc.js';
-import { noopInstruments, silentLogger, type Logger } from './ports/observability.js';
+import { noopInstruments, silentLogger, type Instruments, type Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
 import { noopTracer, type Tracer } from './ports/tracing.js';
+import { copyStorage, type CopyReport } from './services/copy-data.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
 import { Billing } from './services/billing.js';
@@ -36,8 +37,6 @@ export interface App {
   oidcVerifier: OidcVerifier | null;
   /** When createApp finished (deep health's uptime). */
   startedAt: Date;
-  /** DB auth mode: API keys and tenants in PostgreSQL; null in the other auth modes. */
-  keyStore: KeyStore | null;
   /** The background job worker (started unless options.runJobs is false; stopped by close()). */
   jobRunner: JobRunner;
   /** Closes storage (files, locks, pools) and the embedder; safe to call twice. */
@@ -58,6 +57,8 @@ export interface CreateAppOptions {
  * Composition root: Config → adapters → ServiceDeps. `overrides` lets tests inject storage,
  * an embedder, an LLM, a clock or a logger; whatever is injected is still closed by close()
  * except a logger. An injected embedder is wrapped in the LRU cache like the real one.
+ * DB auth mode's key store is deps.keyStore (the one place to reach it); it shares the one
+ * PostgreSQL pool with PostgreSQL storage.
  */
 export async function createApp(config: Config, overrides: Partial<ServiceDeps> = {}, options: CreateAppOptions = {}): Promise<App> {
   let tracer: Tracer = noopTracer;
@@ -72,24 +73,27 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
 
+  const pool = await sharedPoolFor(config, { storageInjected: overrides.storage !== undefined, logger });
   let deferredStorage: Promise<Storage> | null = null;
   let storage: Storage;
   if (overrides.storage) {
     storage = overrides.storage;
   } else {
-    const opened = await createStorage(config, { logger, instruments });
-    storage = opened.value;
-    if (opened.deferred) deferredStorage = opened.ready;
+    try {
+      const opened = await openStorage(config, { logger, instruments, pool, whenUnreachable: 'defer' });
+      storage = opened.value;
+      if (opened.deferred) deferredStorage = opened.ready;
+    } catch (err) {
+      await pool?.end().catch(() => undefined);
+      throw err;
+    }
   }
   let keyStore: KeyStore | null = null;
   let embedder: Embedder | undefined;
   let reuseTiers: ServiceDeps['reuseTiers'];
   try {
-    if (effectiveAuthMode(config) === 'db') {
-      keyStore = await openKeyStore(config, { logger, instruments });
-      // DB mode keeps its audit log in PostgreSQL even when patterns live in JSON files.
-      if (storage.kind !== 'postgres') storage = { ...storage, audit: keyStore.audit };
-    }
+    if (effectiveAuthMode(config) === 'db') keyStore = await openKeyStore(config, { logger, instruments, pool });
+    storage = withAuditLog(storage, keyStore);
     embedder = overrides.embedder
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });
@@ -106,9 +110,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     reuseTiers = overrides.reuseTiers ?? await tiersFor(config, embedder);
     logger.info({ reuseTiers }, 'reuse-tier thresholds in force');
   } catch (err) {
-    await embedder?.close?.().catch(() => undefined);
-    await keyStore?.close().catch(() => undefined);
-    await storage.close().catch(() => undefined);
+    await closeQuietly({ embedder, keyStore, storage, pool });
     throw err;
   }
   const llm = 'llm' in overrides ? (overrides.llm ?? null) : createLlm(config, { logger, instruments, tracer });
@@ -118,9 +120,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   }
 
   if (config.recallVerify.enabled && !llm) {
-    await embedder.close?.().catch(() => undefined);
-    await keyStore?.close().catch(() => undefined);
-    await storage.close().catch(() => undefined);
+    await closeQuietly({ embedder, keyStore, storage, pool });
     // Fail at startup rather than answer every recall 422.
     throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
   }
@@ -141,7 +141,6 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     deps,
     metrics,
     startedAt: clock.now(),
-    keyStore,
     oidcVerifier: oidcVerifierFor(config),
     jobRunner,
     close() {
@@ -151,7 +150,12 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
         await jobRunner.stop();
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
         await keyStore?.close().catch((err: unknown) => logger.warn({ err }, 'key store close failed'));
-        await storage.close();
+        try {
+          await storage.close();
+        } finally {
+          // Last: storage and the key store stop using the shared pool first.
+          await pool?.end().catch((err: unknown) => logger.warn({ err }, 'PostgreSQL pool close failed'));
+        }
         await tracer.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracer shutdown failed'));
       })();
       return closing;
@@ -159,27 +163,87 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   };
 }
 
-async function createStorage(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<Opened<Storage>> {
+/** Closes what createApp opened after a failed start, the shared pool after its users. */
+async function closeQuietly(parts: { embedder?: Embedder; keyStore: KeyStore | null; storage: Storage; pool: PostgresPool | null }): Promise<void> {
+  await parts.embedder?.close?.().catch(() => undefined);
+  await parts.keyStore?.close().catch(() => undefined);
+  await parts.storage.close().catch(() => undefined);
+  await parts.pool?.end().catch(() => undefined);
+}
+
+/**
+ * The one PostgreSQL pool of the process, or null when nothing uses PostgreSQL. PostgreSQL
+ * storage and DB auth mode's key store both work on it (the key store opens no pool of its
+ * own), so SERVICE_DB_POOL_MAX bounds the server's connections; createApp ends it last.
+ */
+async function sharedPoolFor(config: Config, opts: { storageInjected: boolean; logger: Logger }): Promise<PostgresPool | null> {
+  const storageOnPostgres = config.storage === 'postgres' && !opts.storageInjected;
+  const keysOnPostgres = effectiveAuthMode(config) === 'db';
+  // Without a URL the storage or key store itself refuses with its own message.
+  if (!config.databaseUrl || !(storageOnPostgres || keysOnPostgres)) return null;
+  // Loaded only when PostgreSQL is used, so the embedded default never pays for (or breaks on) pg.
+  const { createServicePool } = await import('./adapters/storage/postgres/pool.js');
+  return createServicePool(config, { logger: opts.logger, search: storageOnPostgres });
+}
+
+export interface OpenStorageOptions {
+  logger?: Logger;
+  instruments?: Instruments;
+  /** The process's shared pool (createApp); without one PostgreSQL storage opens and ends its own. */
+  pool?: PostgresPool | null;
+  /**
+   * PostgreSQL not answering while SERVICE_DB_WAIT_SECONDS is unset: the server starts with a
+   * stand-in answering 503 until it connects ('defer'); a one-shot command fails at once
+   * ('fail'). With SERVICE_DB_WAIT_SECONDS both wait that long, then fail.
+   */
+  whenUnreachable?: 'defer' | 'fail';
+}
+
+/**
+ * The one way to open the configured storage (SERVICE_STORAGE): the JSON store at
+ * config.dataPath or PostgreSQL at config.databaseUrl. The server and `migrate-data` (for its
+ * source and its target) both open storage here.
+ */
+export async function openStorage(config: Config, opts: OpenStorageOptions = {}): Promise<Opened<Storage>> {
+  const logger = opts.logger ?? silentLogger;
+  const instruments = opts.instruments ?? noopInstruments;
   if (config.storage === 'postgres') {
     // Loaded only when chosen, so the embedded default never pays for (or breaks on) pg.
     const { createPostgresStorage } = await import('./adapters/storage/postgres/index.js');
+    const waitSeconds = opts.whenUnreachable === 'fail' ? (config.db.waitSeconds ?? 0) : config.db.waitSeconds;
     return openWhenReachable({
-      what: 'PostgreSQL storage', connect: () => createPostgresStorage(config, opts), waitSeconds: config.db.waitSeconds,
-      logger: opts.logger, constants: { kind: 'postgres' },
+      what: 'PostgreSQL storage', connect: () => createPostgresStorage(config, { logger, instruments, pool: opts.pool ?? undefined }), waitSeconds,
+      logger, constants: { kind: 'postgres' },
     });
   }
   const { createJsonStorage } = await import('./adapters/storage/json/index.js');
-  const value = await createJsonStorage({ dataPath: config.dataPath, instruments: opts.instruments });
+  const value = await createJsonStorage({ dataPath: config.dataPath, instruments });
   return { value, ready: Promise.resolve(value), deferred: false };
 }
 
-async function openKeyStore(config: Config, opts: { logger: Logger; instruments: ServiceDeps['instruments'] }): Promise<KeyStore> {
+async function openKeyStore(config: Config, opts: { logger: Logger; instruments: Instruments; pool: PostgresPool | null }): Promise<KeyStore> {
   // Loaded only in DB auth mode, like the PostgreSQL storage.
   const { createPostgresKeyStore } = await import('./adapters/storage/postgres/keys.js');
   const opened = await openWhenReachable({
-    what: 'PostgreSQL key store', connect: () => createPostgresKeyStore(config, opts), waitSeconds: config.db.waitSeconds, logger: opts.logger,
+    what: 'PostgreSQL key store',
+    connect: () => createPostgresKeyStore(config, { logger: opts.logger, instruments: opts.instruments, pool: opts.pool ?? undefined }),
+    waitSeconds: config.db.waitSeconds,
+    logger: opts.logger,
   });
   return opened.value;
+}
+
+/**
+ * The audit-log decision. Audit events (failed logins, key operations, deletions, redactions)
+ * go to storage.audit. In DB auth mode over JSON storage that is the key store's audit table
+ * in PostgreSQL, not the JSON files: the events about tenants and keys stay in the database
+ * that holds them, shared by every server process on it, and a governance deletion scrubs
+ * them there with the keys it revokes (services/governance-delete.ts). PostgreSQL storage has
+ * that table already, and the other auth modes have no key store: storage keeps its own log.
+ */
+function withAuditLog(storage: Storage, keyStore: KeyStore | null): Storage {
+  if (keyStore === null || storage.kind === 'postgres') return storage;
+  return { ...storage, audit: keyStore.audit };
 }
 
 /** Billing counts usage on every storage; it enforces plans only with PAYMENT_SECRET_KEY (Stripe). */
@@ -290,23 +354,21 @@ export interface DataMigrationHooks {
 }
 
 /**
- * `migrate-data`: copies the JSON store at dataPath into the configured PostgreSQL database.
- * The database is checked first, so "needs SERVICE_DATABASE_URL" / "cannot connect" come
- * before the JSON store's lock is taken.
+ * `migrate-data`: copies the JSON store at dataPath into the configured PostgreSQL database,
+ * both opened by openStorage (the target on a pool of its own, as a one-shot command that
+ * fails when PostgreSQL does not answer). The database is checked first, so "needs
+ * SERVICE_DATABASE_URL" / "cannot connect" come before the JSON store's lock is taken. The
+ * configured embedder is loaded only if the source cannot hand out its vectors.
  */
 export async function copyJsonToPostgres(config: Config, dataPath: string, hooks: DataMigrationHooks): Promise<CopyReport> {
-  const [{ createJsonStorage }, { createPostgresStorage }, { copyStorage, openMaintenancePool }] = await Promise.all([
-    import('./adapters/storage/json/index.js'),
-    import('./adapters/storage/postgres/index.js'),
-    import('./adapters/migrations/index.js'),
-  ]);
+  const { openMaintenancePool } = await schemaMigrations();
   await (await openMaintenancePool(config, 'migrate-data')).end();
   const opened: { close(): Promise<void> }[] = [];
   let embedder: Embedder | null = null;
   try {
-    const source: Storage = await createJsonStorage({ dataPath });
+    const source = (await openStorage({ ...config, storage: 'json', dataPath }, { whenUnreachable: 'fail' })).value;
     opened.push(source);
-    const target = await createPostgresStorage(config);
+    const target = (await openStorage({ ...config, storage: 'postgres' }, { whenUnreachable: 'fail' })).value;
     opened.push(target);
     return await copyStorage(source, target, {
       embedder: async () => {

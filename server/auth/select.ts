@@ -5,15 +5,17 @@ import { DbKeyAuthenticator } from './db-keys.js';
 import { OidcAuthenticator } from './oidc.js';
 
 /**
- * The authenticator of the configured mode (docs/behavior.md "Authentication"): auto → db when a database
- * URL is set, else env keys, else dev; db → API keys in PostgreSQL; oidc → JWTs.
+ * The authenticator of the configured mode (docs/behavior.md "Authentication"): auto → db when
+ * a database URL is set, else env keys, else dev; db → API keys in PostgreSQL; oidc → JWTs.
+ * It takes what src/app.ts composed (the key store from ServiceDeps, the OIDC verifier from
+ * App) and builds no adapter itself.
  */
 export function authenticatorFor(app: App): Authenticator {
-  const { config, clock } = app.deps;
+  const { config, clock, keyStore } = app.deps;
   const mode = effectiveAuthMode(config);
   if (mode === 'db') {
-    if (!app.keyStore) throw new Error('DB auth mode needs the key store: createApp opens it when SERVICE_DATABASE_URL is set');
-    return new DbKeyAuthenticator(app.keyStore.keys, clock);
+    if (!keyStore) throw new Error('DB auth mode needs the key store: createApp opens it when SERVICE_DATABASE_URL is set');
+    return new DbKeyAuthenticator(keyStore.keys, clock);
   }
   if (mode === 'oidc') {
     const oidc = config.auth.oidc;

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BootstrapRequest, CreateKeyRequest, KeyParams } from '../../src/contracts/keys.js';
 import { NotFoundError } from '../../src/core/errors.js';
-import type { KeyStore } from '../../src/ports/keys.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { bootstrapOwnerKey, createKey, listKeys, revokeKey, rotateKey, type KeyDeps } from '../../src/services/keys.js';
 import { authed, requestContext } from '../context.js';
@@ -13,7 +12,9 @@ import { parseWith } from '../http.js';
  * (env keys live in SERVICE_API_KEYS, OIDC identities at the provider). They still require
  * their permission first, so an unauthenticated caller learns nothing about the auth mode.
  */
-export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, keyStore: KeyStore | null, authMode: string): void {
+export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: string): void {
+  // An authenticator injected in place of DB keys (tests) leaves no keys to manage either.
+  const keyStore = authMode === 'db' ? deps.keyStore : null;
   if (keyStore === null) {
     const unavailable = async () => {
       throw new NotFoundError(

@@ -23,10 +23,11 @@ export interface ServiceDeps {
   logger: Logger;
   instruments: Instruments;
   /**
-   * (+) DB auth mode's API keys and tenants (null or absent in the other modes). Governance
-   * deletions revoke keys through it (keyStore.keys.revokeAll).
+   * DB auth mode's API keys and tenants; null in the other modes. The one way to reach the key
+   * store: the DB-key authenticator, the key routes and governance deletions
+   * (keyStore.keys.revokeAll) all read it here.
    */
-  keyStore?: KeyStore | null;
+  keyStore: KeyStore | null;
   /** (+) Tracing (SERVICE_TELEMETRY); absent means no spans. */
   tracer?: Tracer;
   /**

@@ -51,11 +51,11 @@ export async function startDbServer(
 ): Promise<DbServer> {
   const app = await createApp(loadConfig(dbEnv(url, env)), overrides, options);
   const server = await buildServer(app, { checkResponses: true });
-  if (!app.keyStore) throw new Error('expected DB auth mode');
+  if (!app.deps.keyStore) throw new Error('expected DB auth mode');
   return {
     server,
     app,
-    keyStore: app.keyStore,
+    keyStore: app.deps.keyStore,
     call: (method, path, body, headers = {}) =>
       server.inject({
         method,

@@ -84,7 +84,7 @@ describe('reindex', () => {
   it('re-embeds every pattern of every scope in batches of at most 64 and records the model', async () => {
     const batching = recordingBatches(embedder);
     const deps: ServiceDeps = {
-      config, storage, embedder: batching, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments,
+      config, storage, embedder: batching, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null,
     };
     const progress: Array<[number, number]> = [];
     const result = await reindex(deps, (done, total) => progress.push([done, total]));
@@ -112,7 +112,7 @@ describe('reindex', () => {
     const emptyStorage = await createJsonStorage({ dataPath: join(dir, 'empty') });
     try {
       const deps: ServiceDeps = {
-        config, storage: emptyStorage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments,
+        config, storage: emptyStorage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null,
       };
       expect(await reindex(deps)).toEqual({ patterns: 0 });
       expect(await emptyStorage.meta.getEmbeddingInfo()).toEqual(embedder.info);

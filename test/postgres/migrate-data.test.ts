@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../commands/main.js';
 import { createEmbedder } from '../../src/adapters/embeddings/index.js';
-import { copyStorage } from '../../src/adapters/migrations/index.js';
+import { copyStorage } from '../../src/services/copy-data.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
 import { loadConfig } from '../../src/config.js';

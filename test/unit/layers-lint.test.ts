@@ -24,7 +24,7 @@ const files = await fixtures(FIXTURES);
 describe('layer rule', () => {
   it('has fixtures for every layer, and the normal lint run ignores them', async () => {
     const virtual = files.map((f) => relative(FIXTURES, f).split(sep).join('/'));
-    for (const layer of ['src/contracts/', 'src/core/', 'src/ports/', 'src/services/', 'server/', 'commands/', 'src/app.ts']) {
+    for (const layer of ['src/contracts/', 'src/core/', 'src/ports/', 'src/services/', 'src/client/', 'src/mcp/', 'server/', 'commands/', 'src/app.ts']) {
       expect(virtual.some((v) => v.startsWith(layer))).toBe(true);
     }
     expect(await eslint.isPathIgnored(files[0])).toBe(true);
@@ -43,4 +43,16 @@ describe('layer rule', () => {
       expect(layerMessages[0]).toContain(expected);
     }
   });
+
+  it('finds no violation in the repository: adapters are wired in src/app.ts only', async () => {
+    // The project's own lint configuration over the real code, as npm run check runs it.
+    const results = await eslint.lintFiles(['src', 'server', 'commands']);
+    const linted = results.map((r) => relative(ROOT, r.filePath).split(sep).join('/'));
+    for (const folder of ['src/app.ts', 'src/services/', 'src/client/', 'src/mcp/', 'server/routes/', 'server/auth/', 'commands/']) {
+      expect(linted.some((f) => f.startsWith(folder)), folder).toBe(true);
+    }
+    const violations = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === 'project/layers').map((m) => `${relative(ROOT, r.filePath)}:${m.line}: ${m.message}`));
+    expect(violations).toEqual([]);
+  }, 120_000);
 });

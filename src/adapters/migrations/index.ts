@@ -4,5 +4,4 @@ export {
   type MigrationOptions, type RevisionStatus, type SchemaStatus,
 } from './runner.js';
 export { openMaintenancePool } from './connect.js';
-export { copyStorage, type CopyOptions, type CopyReport } from './copy-data.js';
 export { planMigrateUp, type PlannedStep } from './plan.js';

@@ -57,6 +57,8 @@ export function deferUntilConnected<T extends object>(opts: DeferredOptions<T>):
         opts.logger.info({ what: opts.what }, `${opts.what} is reachable: serving`);
         resolve(connected);
       } catch (err) {
+        // Closed meanwhile: a shared pool ended under this attempt is no failure to report.
+        if (stopped) return;
         lastError = err;
         if (!opts.retryable(err)) {
           opts.logger.error({ err }, `${opts.what} cannot be used; giving up`);

@@ -1,18 +1,17 @@
 import type { Config } from '../../../config.js';
 import { Semaphore } from '../../llm/semaphore.js';
-import { StorageUnavailableError } from '../../../core/errors.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
 import { createBillingRepository } from './billing.js';
-import { createPool, Db, describeUrl, isConnectionError } from './db.js';
+import { Db } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
 import { createRecallRecorder } from './recall-record.js';
-import { SEARCH_SESSION_SQL } from './search.js';
+import { checkOnPool, createServicePool, type PostgresPool } from './pool.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
 
@@ -21,6 +20,12 @@ export interface PostgresStorageOptions {
   logger?: Logger;
   /** Folder of migrations the schema must match (default: the package's migrations/). */
   migrationsDir?: string;
+  /**
+   * The process's shared pool (src/app.ts; made by createServicePool with `search: true`): the
+   * storage uses it and leaves ending it to its owner. Without one the storage opens its own
+   * and ends it on close.
+   */
+  pool?: PostgresPool;
 }
 
 /** pgvector 0.8 introduced iterative index scans, which filtered search relies on. */
@@ -38,26 +43,12 @@ const SCOPE_LOCK_CLASS = 18_004;
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
   if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
   const logger = opts.logger ?? silentLogger;
-  const pool = createPool(
-    {
-      connectionString: config.databaseUrl,
-      max: config.db.poolMax,
-      statementTimeoutMs: config.db.statementTimeoutMs,
-      connectTimeoutMs: config.db.connectTimeoutMs,
-      sessionSql: SEARCH_SESSION_SQL,
-    },
-    logger,
-  );
-  try {
+  const ownsPool = !opts.pool;
+  const pool = opts.pool ?? createServicePool(config, { logger, search: true });
+  await checkOnPool(pool, ownsPool, config.databaseUrl, async () => {
     await assertSchemaCurrent(pool, { dir: opts.migrationsDir });
     await assertPgvector(pool);
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    if (isConnectionError(err)) {
-      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
-    }
-    throw err;
-  }
+  });
 
   const db = new Db(pool, opts.instruments ?? noopInstruments);
   // The queue shares the pool; its LISTEN connection is its own (a pooled client can't wait).
@@ -112,7 +103,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
       if (closed) return;
       closed = true;
       await Promise.all([jobs.close(), plannerStats.close()]);
-      await pool.end();
+      if (ownsPool) await pool.end();
     },
   };
 }
@@ -126,3 +117,5 @@ async function assertPgvector(pool: Db['pool']): Promise<void> {
     throw new Error(`pgvector ${version} is too old: 0.8 or newer is needed for filtered vector search`);
   }
 }
+
+export { createServicePool, type PostgresPool } from './pool.js';

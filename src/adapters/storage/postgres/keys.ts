@@ -1,11 +1,11 @@
 import type { Config } from '../../../config.js';
-import { StorageUnavailableError } from '../../../core/errors.js';
 import type { Role, Scope } from '../../../core/types.js';
 import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import { assertSchemaCurrent } from '../../migrations/index.js';
-import { createPool, Db, describeUrl, isConnectionError, type Queryer } from './db.js';
+import { Db, type Queryer } from './db.js';
 import { createAuditRepository } from './global.js';
+import { checkOnPool, createServicePool, type PostgresPool } from './pool.js';
 import { iso } from './rows.js';
 
 const KEY_COLUMNS = 'id, tenant_id, project_id, name, role, prefix, max_patterns, expires_at, revoked_at, created_at, rotated_from';
@@ -196,32 +196,22 @@ export interface PostgresKeyStoreOptions {
   logger?: Logger;
   /** Folder of migrations the schema must match (default: the package's migrations/). */
   migrationsDir?: string;
+  /**
+   * The process's shared pool (src/app.ts): with PostgreSQL storage the keys use the storage's
+   * pool, and ending it is left to its owner. Without one the key store opens its own.
+   */
+  pool?: PostgresPool;
 }
 
 /**
- * The key store of DB auth mode on its own small pool (the pattern storage may even be JSON).
- * Refuses to start unless the schema is current, like the pattern storage.
+ * The key store of DB auth mode (the pattern storage may even be JSON). Refuses to start
+ * unless the schema is current, like the pattern storage.
  */
 export async function createPostgresKeyStore(config: Config, opts: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
   if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for DB auth mode (API keys live in PostgreSQL)');
-  const pool = createPool(
-    {
-      connectionString: config.databaseUrl,
-      max: config.db.poolMax,
-      statementTimeoutMs: config.db.statementTimeoutMs,
-      connectTimeoutMs: config.db.connectTimeoutMs,
-    },
-    opts.logger ?? silentLogger,
-  );
-  try {
-    await assertSchemaCurrent(pool, { dir: opts.migrationsDir });
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    if (isConnectionError(err)) {
-      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
-    }
-    throw err;
-  }
+  const ownsPool = !opts.pool;
+  const pool = opts.pool ?? createServicePool(config, { logger: opts.logger ?? silentLogger, search: false });
+  await checkOnPool(pool, ownsPool, config.databaseUrl, () => assertSchemaCurrent(pool, { dir: opts.migrationsDir }));
   const db = new Db(pool, opts.instruments ?? noopInstruments);
   let closed = false;
   return {
@@ -231,7 +221,7 @@ export async function createPostgresKeyStore(config: Config, opts: PostgresKeySt
     async close() {
       if (closed) return;
       closed = true;
-      await pool.end();
+      if (ownsPool) await pool.end();
     },
   };
 }

@@ -1,9 +1,9 @@
-import { sameEmbeddingModel } from '../../core/embedding-model.js';
-import { clusterWithoutNul, patternWithoutNul, withoutNul } from '../../core/storable-text.js';
-import type { EmbeddingInfo, PatternRecord, Scope } from '../../core/types.js';
-import { storableVector } from '../../core/vector.js';
-import type { Embedder } from '../../ports/embedder.js';
-import type { Storage } from '../../ports/storage.js';
+import { sameEmbeddingModel } from '../core/embedding-model.js';
+import { clusterWithoutNul, patternWithoutNul, withoutNul } from '../core/storable-text.js';
+import type { EmbeddingInfo, PatternRecord, Scope } from '../core/types.js';
+import { storableVector } from '../core/vector.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { Storage } from '../ports/storage.js';
 
 /** Patterns handled per round (one embed call when re-embedding). */
 const BATCH_SIZE = 64;
@@ -39,10 +39,12 @@ function sameModel(a: EmbeddingInfo, b: EmbeddingInfo): boolean {
 }
 
 /**
- * Copies the memory of every scope holding patterns from one storage to another: patterns
- * with their vectors, eval observations, skill tags and feedback clusters, plus the embedding
- * info. Idempotent: patterns whose id already exists in the target scope are left alone.
- * Scopes without any pattern are not discovered (the port lists scopes by pattern).
+ * `service migrate-data`'s use case, through the Storage and Embedder ports only (src/app.ts
+ * opens both storages). Copies the memory of every scope holding patterns from one storage to
+ * another: patterns with their vectors, eval observations, skill tags and feedback clusters,
+ * plus the embedding info. Idempotent: patterns whose id already exists in the target scope
+ * are left alone. Scopes without any pattern are not discovered (the port lists scopes by
+ * pattern).
  */
 export async function copyStorage(source: Storage, target: Storage, opts: CopyOptions): Promise<CopyReport> {
   const readVectors = source.patterns.vectors?.bind(source.patterns);
