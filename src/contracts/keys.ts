@@ -29,6 +29,7 @@ export const CreateKeyRequest = z.object({
   project_id: ProjectId.optional(),
 }).strict();
 export type CreateKeyRequest = z.input<typeof CreateKeyRequest>;
+export type CreateKeyInput = z.output<typeof CreateKeyRequest>;
 
 /** A key as listed: no secret, no digest. */
 export const KeyInfo = z.object({

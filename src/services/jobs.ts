@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { JobAccepted } from '../contracts/jobs.js';
 import type { Scope } from '../core/types.js';
 import type { JobRecord, JobRepository, JobStatus } from '../ports/jobs.js';
 import type { RequestContext } from './audit.js';
@@ -15,11 +16,6 @@ import { JOB_OPERATIONS, type JobOperationName } from './job-operations.js';
 export interface JobPayload {
   input: unknown;
   ctx: RequestContext;
-}
-
-export interface JobAccepted {
-  job_id: string;
-  status: 'pending';
 }
 
 // Ids we mint are 18 lower-case base-36 characters; anything else cannot name a job.
