@@ -26,7 +26,7 @@ export const KeyAuditKind = {
 export const BOOTSTRAP_SCOPE: Scope = { tenant_id: 'default', project_id: 'default' };
 const BOOTSTRAP_KEY_NAME = 'bootstrap owner';
 
-/** Whether a key still opens the door at `now`. */
+/** A key's status at `now` (a revoked key stays revoked after its expiry). */
 export function keyStatus(key: Pick<ApiKeyRecord, 'revoked_at' | 'expires_at'>, now: Date): KeyInfo['status'] {
   if (key.revoked_at !== null) return 'revoked';
   if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return 'expired';
