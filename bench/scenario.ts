@@ -125,7 +125,7 @@ interface RecallTimings {
 async function timeRecalls(deps: ServiceDeps, embedder: CachedEmbedder, queries: string[]): Promise<RecallTimings> {
   const once = async (task: string, readonly: boolean): Promise<number> => {
     const started = performance.now();
-    await recall(deps, SCOPE, { task, limit: 5, offset: 0, deduplicate: true, eval_weighted: true }, { readonly });
+    await recall(deps, SCOPE, { task, limit: 5, offset: 0, deduplicate: true, eval_weighted: true, recency_weight: 0, recency_half_life_days: 30 }, { readonly });
     return performance.now() - started;
   };
   const uncached: number[] = [];

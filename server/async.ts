@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../src/services/deps.js';
 import type { JobOperationName } from '../src/services/job-operations.js';
-import { submitJob, type JobAccepted } from '../src/services/jobs.js';
+import type { JobAccepted } from '../src/contracts/jobs.js';
+import { submitJob } from '../src/services/jobs.js';
 import { authed, requestContext } from './context.js';
 
 /**

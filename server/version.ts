@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { VersionResponse } from '../src/contracts/health.js';
 
-export interface VersionInfo {
-  app_version: string;
-  api_version: 'v1';
-  git_commit: string;
-  build_time: string;
-}
+/** GET /v1/version's body (the contract is its one definition). */
+export type VersionInfo = VersionResponse;
 
 /**
  * package.json's version and the commit/time `npm run build` wrote to dist/build-info.json.

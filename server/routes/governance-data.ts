@@ -3,12 +3,12 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ClassifyParams, ClassifyRequest, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, NdjsonExportQuery,
-  type DeletionJobInput,
+  type DeletionJobInput, type DeletionKind,
 } from '../../src/contracts/governance.js';
 import { projectTarget, tenantTarget, type DeletionTarget } from '../../src/core/governance.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { classifyPattern, exportNdjson, parseExportClassifications } from '../../src/services/governance.js';
-import { authorizeDeletion, deleteTarget, type DeletionKind } from '../../src/services/governance-delete.js';
+import { authorizeDeletion, deleteTarget } from '../../src/services/governance-delete.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';

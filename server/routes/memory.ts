@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  AgingRequest, LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest,
+  AgingRequest, LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest, type RecallResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
 import { runAging } from '../../src/services/aging.js';
@@ -24,7 +24,7 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     return learn(deps, authed(request).scope, input, requestContext(request));
   });
 
-  const sendRecall = (outcome: RecallOutcome, reply: { header(k: string, v: string): unknown }) => {
+  const sendRecall = (outcome: RecallOutcome, reply: { header(k: string, v: string): unknown }): RecallResponse => {
     // The fallback is a degraded answer; the header lets callers notice without parsing bodies.
     if (outcome.mode === 'keyword') reply.header('x-recall-mode', 'keyword');
     return outcome.result;

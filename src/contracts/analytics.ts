@@ -8,6 +8,7 @@ export const RollupWindow = z.enum(ROLLUP_WINDOWS);
 
 export const RollupRequest = z.object({ window: RollupWindow }).strict();
 export type RollupRequest = z.input<typeof RollupRequest>;
+export type RollupInput = z.output<typeof RollupRequest>;
 
 export const RollupParams = z.object({ window: RollupWindow });
 
@@ -59,6 +60,7 @@ export const EventsQuery = z.object({
   since: z.coerce.number().min(0).max(MAX_UNIX_SECONDS).optional(),
 }).strict();
 export type EventsQuery = z.input<typeof EventsQuery>;
+export type EventsInput = z.output<typeof EventsQuery>;
 
 export const RoiEventRecord = z.object({
   at: z.string(),

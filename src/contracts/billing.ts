@@ -56,3 +56,4 @@ export const OverageResponse = z.object({
 export type OverageResponse = z.infer<typeof OverageResponse>;
 
 export const WebhookResponse = z.object({ received: z.literal(true), applied: z.boolean() });
+export type WebhookResponse = z.infer<typeof WebhookResponse>;

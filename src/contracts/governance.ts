@@ -17,11 +17,13 @@ export const RetentionUpdateRequest = z.object({
   retention_days: z.number().int().min(MIN_RETENTION_DAYS).max(MAX_RETENTION_DAYS).nullable(),
 }).strict();
 export type RetentionUpdateRequest = z.input<typeof RetentionUpdateRequest>;
+export type RetentionUpdateInput = z.output<typeof RetentionUpdateRequest>;
 
 export const RetentionApplyRequest = z.object({
   dry_run: z.boolean().default(false),
 }).strict();
 export type RetentionApplyRequest = z.input<typeof RetentionApplyRequest>;
+export type RetentionApplyInput = z.output<typeof RetentionApplyRequest>;
 
 export const RetentionApplyResponse = z.object({
   purged_count: z.number().int().min(0),
@@ -76,5 +78,7 @@ export const DeletionJobInput = z.object({
   kind: z.enum(['project', 'tenant', 'scope']),
 }).strict();
 export type DeletionJobInput = z.infer<typeof DeletionJobInput>;
+/** What is being deleted: one project, a whole tenant, or the caller's own scope. */
+export type DeletionKind = DeletionJobInput['kind'];
 
 export const ClassifyParams = z.object({ key: PatternKey }).strict();

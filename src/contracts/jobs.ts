@@ -33,6 +33,7 @@ export const JobListQuery = z.object({
   limit: queryInt(1, 100).default(20),
 }).strict();
 export type JobListQuery = z.input<typeof JobListQuery>;
+export type JobListInput = z.output<typeof JobListQuery>;
 
 export const JobListResponse = z.object({
   jobs: z.array(JobRecord),

@@ -25,10 +25,11 @@ export const CreateKeyRequest = z.object({
   role: Role.default('editor'),
   max_patterns: z.number().int().min(0).max(1_000_000_000).optional(),
   expires_at: z.iso.datetime({ offset: true }).optional(),
-  /** (+) Another project of the caller's tenant (owner keys only). */
+  /** (+) Another project of the caller's tenant (owner keys only); created when missing. */
   project_id: ProjectId.optional(),
 }).strict();
 export type CreateKeyRequest = z.input<typeof CreateKeyRequest>;
+export type CreateKeyInput = z.output<typeof CreateKeyRequest>;
 
 /** A key as listed: no secret, no digest. */
 export const KeyInfo = z.object({

@@ -48,6 +48,7 @@ export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 
 export const ComposeRequest = z.object({ task: nonBlank(10_000) }).strict();
 export type ComposeRequest = z.input<typeof ComposeRequest>;
+export type ComposeInput = z.output<typeof ComposeRequest>;
 
 export const PipelineStage = z.object({
   name: z.string(),
@@ -98,6 +99,7 @@ export const AnalyzeFailuresRequest = z.object({
   min_count: z.number().int().min(1).max(1_000_000).default(1),
 }).strict();
 export type AnalyzeFailuresRequest = z.input<typeof AnalyzeFailuresRequest>;
+export type AnalyzeFailuresInput = z.output<typeof AnalyzeFailuresRequest>;
 
 export const FailureCluster = z.object({
   representative: z.string(),

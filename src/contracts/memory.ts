@@ -16,6 +16,12 @@ export const LearnRequest = z.object({
   verify_duplicates: z.boolean().optional(),
 }).strict();
 export type LearnRequest = z.input<typeof LearnRequest>;
+/** What learn works with: the request after parsing (defaults applied). */
+export type LearnInput = z.output<typeof LearnRequest>;
+
+/** (+) The LLM's verdict on a near-identical pattern (learn with verify_duplicates). */
+export const DuplicateCheck = z.object({ verdict: z.enum(['same', 'different']), reason: z.string(), model: z.string() });
+export type DuplicateCheck = z.infer<typeof DuplicateCheck>;
 
 export const LearnResponse = z.object({
   stored: z.boolean(),
@@ -23,7 +29,7 @@ export const LearnResponse = z.object({
   redacted: z.literal(true).optional(),
   pattern_key: PatternKey.optional(),
   /** (+) With verify_duplicates and a near-identical pattern: the LLM's verdict (null: the check failed). */
-  duplicate_check: z.object({ verdict: z.enum(['same', 'different']), reason: z.string(), model: z.string() }).nullable().optional(),
+  duplicate_check: DuplicateCheck.nullable().optional(),
   warnings: z.array(z.string()).optional(),
 });
 export type LearnResponse = z.infer<typeof LearnResponse>;
@@ -49,7 +55,11 @@ export const RecallRequest = z.object({
   verify: z.boolean().optional(),
 }).strict();
 export type RecallRequest = z.input<typeof RecallRequest>;
-export type RecallQuery = z.output<typeof RecallRequest>;
+/**
+ * What recall works with: either request after parsing (defaults applied). `readonly` is the
+ * route's choice of side effects, not a search parameter; the GET form never has `verify`.
+ */
+export type RecallInput = Omit<z.output<typeof RecallRequest>, 'readonly'>;
 
 /** GET /v1/recall: same fields from the query string, always read-only. */
 export const RecallQueryString = z.object({
@@ -66,6 +76,7 @@ export const RecallQueryString = z.object({
 }).strict();
 
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
+export type ReuseVerification = z.infer<typeof ReuseVerification>;
 
 export const RecallMatch = z.object({
   similarity: z.number().min(0).max(1),
@@ -106,6 +117,7 @@ export const AgingRequest = z.object({
   dry_run: z.boolean().default(false),
 }).strict();
 export type AgingRequest = z.input<typeof AgingRequest>;
+export type AgingInput = z.output<typeof AgingRequest>;
 
 export const AgingResponse = z.object({
   aged: z.number().int(),
@@ -161,6 +173,8 @@ export const ImportRecord = z.object({
   updated_at: z.iso.datetime({ offset: true }).optional(),
 });
 export type ImportRecord = z.input<typeof ImportRecord>;
+/** A flat import record after parsing. */
+export type ImportRecordInput = z.output<typeof ImportRecord>;
 
 /** An import record in any accepted form: ours (flat), or the reference system's (versioned). */
 export const AnyImportRecord = anyImportRecord(ImportRecord);
@@ -171,6 +185,7 @@ export const ImportRequest = z.object({
   overwrite: z.boolean().default(false),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;
+export type ImportInput = z.output<typeof ImportRequest>;
 
 export const ImportResponse = z.object({
   imported: z.number().int(),
@@ -188,8 +203,11 @@ export const SkillsRegisterRequest = z.object({
   pattern_key: PatternKey,
   skills: z.array(text(100).refine((s) => s.trim().length > 0, 'must not be blank')).min(1).max(100),
 }).strict();
+export type SkillsRegisterRequest = z.input<typeof SkillsRegisterRequest>;
+export type SkillsRegisterInput = z.output<typeof SkillsRegisterRequest>;
 /** (+) `registered`: how many unique tags the pattern now has (the reference client reads it). */
 export const SkillsRegisterResponse = z.object({ pattern_key: PatternKey, skills: z.array(z.string()), registered: z.number().int() });
+export type SkillsRegisterResponse = z.infer<typeof SkillsRegisterResponse>;
 
 const SkillList = z.array(text(100)).min(1).max(100);
 /** The tag list is `skills`, or `required` as the reference client names it (one of the two). */
@@ -202,12 +220,19 @@ export const SkillsSearchRequest = z.object({
     ctx.addIssue({ code: 'custom', path: ['skills'], message: 'give the tag list as either skills or required (exactly one)' });
   }
 }).transform(({ skills, required, match_all }) => ({ skills: skills ?? required ?? [], match_all }));
+export type SkillsSearchRequest = z.input<typeof SkillsSearchRequest>;
+/** After parsing: one tag list, whichever name it came under. */
+export type SkillsSearchInput = z.output<typeof SkillsSearchRequest>;
+
+export const SkillMatch = z.object({
+  pattern_key: PatternKey,
+  skills: z.array(z.string()),
+  pattern: z.object({ task: z.string(), code: z.string(), success_score: z.number(), reuse_count: z.number().int() }),
+});
+export type SkillMatch = z.infer<typeof SkillMatch>;
+
 export const SkillsSearchResponse = z.object({
-  matches: z.array(z.object({
-    pattern_key: PatternKey,
-    skills: z.array(z.string()),
-    pattern: z.object({ task: z.string(), code: z.string(), success_score: z.number(), reuse_count: z.number().int() }),
-  })),
+  matches: z.array(SkillMatch),
   count: z.number().int(),
 });
 export type SkillsSearchResponse = z.infer<typeof SkillsSearchResponse>;

@@ -119,7 +119,9 @@ export interface MetricsCounters {
   reusing_recalls: number;
 }
 
-export interface RoiEvent {
+// A type alias, not an interface: it must fit the events contract, whose records stay open to
+// further fields (an interface is never assignable to an index signature).
+export type RoiEvent = {
   at: string;
   kind: 'learn' | 'recall';
   /** learn: stored or not; recall: best similarity/tier and match count. No task content. */
@@ -129,7 +131,7 @@ export interface RoiEvent {
   best_tier?: ReuseTier | null;
   matches?: number;
   latency_ms?: number;
-}
+};
 
 export interface AuditEvent {
   at: string;

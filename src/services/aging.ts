@@ -1,13 +1,7 @@
 import { agedScore, shouldPrune } from '../core/aging.js';
+import type { AgingInput, AgingResponse } from '../contracts/memory.js';
 import type { PatternRecord, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
-
-export interface AgingResult {
-  aged: number;
-  pruned: number;
-  remaining: number;
-  dry_run: boolean;
-}
 
 /**
  * Decays every pattern of the scope by 0.98 per week since it was last aged (or created) and
@@ -16,7 +10,7 @@ export interface AgingResult {
  * any schedule of runs compounds to exactly 0.98^(weeks since creation). A dry run (+)
  * reports the same counts and writes nothing.
  */
-export async function runAging(deps: ServiceDeps, scope: Scope, options: { dry_run?: boolean } = {}): Promise<AgingResult> {
+export async function runAging(deps: ServiceDeps, scope: Scope, options: AgingInput = { dry_run: false }): Promise<AgingResponse> {
   const { storage, clock } = deps;
   const now = clock.now();
   const nowIso = now.toISOString();

@@ -1,20 +1,17 @@
 import { NotFoundError } from '../core/errors.js';
-import { computeRollup, ROI_EVENTS_PER_SCOPE, windowStart, type AnalyticsRollup, type RollupWindow } from '../core/roi.js';
-import type { RoiEvent, Scope } from '../core/types.js';
+import type { EventsInput, EventsResponse, RollupInput, RollupResponse } from '../contracts/analytics.js';
+import { computeRollup, ROI_EVENTS_PER_SCOPE, windowStart, type RollupWindow } from '../core/roi.js';
+import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
 /** docs/behavior.md "Analytics": ROI rollups over the scope's ROI events, and the raw events. */
-
-export interface RollupInput {
-  window: RollupWindow;
-}
 
 /**
  * Computes the rollup of the window ending now (deps.clock) and stores it as the scope's
  * latest rollup of that window. Plain function of (deps, scope, input) so the job runner can
  * run it asynchronously as well.
  */
-export async function computeAnalyticsRollup(deps: ServiceDeps, scope: Scope, input: RollupInput): Promise<AnalyticsRollup> {
+export async function computeAnalyticsRollup(deps: ServiceDeps, scope: Scope, input: RollupInput): Promise<RollupResponse> {
   const now = deps.clock.now();
   // Storage keeps at most ROI_EVENTS_PER_SCOPE events, so this one read sees the whole window.
   const events = await deps.storage.analytics.list(scope, {
@@ -27,7 +24,7 @@ export async function computeAnalyticsRollup(deps: ServiceDeps, scope: Scope, in
 }
 
 /** The stored rollup of a window; 404 until one has been computed. */
-export async function getAnalyticsRollup(deps: ServiceDeps, scope: Scope, window: RollupWindow): Promise<AnalyticsRollup> {
+export async function getAnalyticsRollup(deps: ServiceDeps, scope: Scope, window: RollupWindow): Promise<RollupResponse> {
   const rollup = await deps.storage.rollups.get(scope, window);
   if (rollup === null) {
     throw new NotFoundError(`no ${window} rollup has been computed for this project yet: POST /v1/analytics/rollup with {"window": "${window}"}`);
@@ -35,18 +32,12 @@ export async function getAnalyticsRollup(deps: ServiceDeps, scope: Scope, window
   return rollup;
 }
 
-export interface EventsInput {
-  limit: number;
-  /** Unix timestamp in seconds: only events at or after it. */
-  since?: number;
-}
-
-/** Raw ROI events (metadata only), newest first. */
+/** Raw ROI events (metadata only), newest first; `since` is a Unix time in seconds. */
 export async function listAnalyticsEvents(
   deps: ServiceDeps,
   scope: Scope,
   input: EventsInput,
-): Promise<{ events: RoiEvent[]; count: number }> {
+): Promise<EventsResponse> {
   const since = input.since === undefined ? undefined : new Date(input.since * 1000).toISOString();
   const events = await deps.storage.analytics.list(scope, { since, limit: input.limit });
   // Adapters agree on "newest first" for events appended in time order; sorting by time (stable)

@@ -1,4 +1,5 @@
-import { clusterFailures, type FailureCluster } from '../core/failures.js';
+import { clusterFailures } from '../core/failures.js';
+import type { AnalyzeFailuresInput, AnalyzeFailuresResponse } from '../contracts/llm.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -9,7 +10,7 @@ import type { ServiceDeps } from './deps.js';
  * mode. The cosine threshold is configurable (SERVICE_FAILURE_CLUSTER_THRESHOLD) because each
  * embedding model spreads similarities differently.
  */
-export async function analyzeFailures(deps: ServiceDeps, scope: Scope, input: { min_count: number }): Promise<{ clusters: FailureCluster[] }> {
+export async function analyzeFailures(deps: ServiceDeps, scope: Scope, input: AnalyzeFailuresInput): Promise<AnalyzeFailuresResponse> {
   const candidates = (await deps.storage.feedback.list(scope)).filter((c) => c.count >= input.min_count);
   if (candidates.length === 0) return { clusters: [] };
   const vectors = await deps.embedder.embed(candidates.map((c) => c.text));

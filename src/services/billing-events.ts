@@ -1,12 +1,7 @@
 import { applyPaymentEvent, newAccount, overageBlocks, PLANS, type PaymentEvent } from '../core/billing.js';
 import { NotConfiguredError } from '../core/errors.js';
+import type { WebhookResponse } from '../contracts/billing.js';
 import type { Billing } from './billing.js';
-
-export interface WebhookResult {
-  received: true;
-  /** false for a replayed event id, an event older than the account's newest, or one billing ignores. */
-  applied: boolean;
-}
 
 /**
  * POST /v1/billing/webhook: verifies the signature over the raw body (InvalidPaymentSignatureError
@@ -14,7 +9,7 @@ export interface WebhookResult {
  * nothing), and resolves out-of-order deliveries by the event's own time. A failure while
  * applying forgets the event id again, so the processor's retry is applied.
  */
-export async function receivePaymentEvent(billing: Billing, rawBody: Buffer, signature: string | undefined): Promise<WebhookResult> {
+export async function receivePaymentEvent(billing: Billing, rawBody: Buffer, signature: string | undefined): Promise<WebhookResponse> {
   const payments = billing.deps.payments;
   if (!payments) throw new NotConfiguredError('billing is off on this server: set PAYMENT_SECRET_KEY');
   if (!billing.deps.config.payment.webhookSecret) throw new NotConfiguredError('payment events need PAYMENT_WEBHOOK_SECRET');

@@ -1,6 +1,7 @@
 import { newAccount, PLANS } from '../core/billing.js';
 import { ConflictError, ForbiddenError, NotConfiguredError, ValidationError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
+import type { CheckoutRequest, CheckoutResponse, OverageRequest, OverageResponse, PortalResponse } from '../contracts/billing.js';
 import type { PaymentProcessor } from '../ports/payments.js';
 import type { Billing } from './billing.js';
 
@@ -15,8 +16,8 @@ function processorOf(billing: Billing): PaymentProcessor {
 export async function startCheckout(
   billing: Billing,
   scope: Scope,
-  input: { price_id: string; success_url: string; cancel_url: string },
-): Promise<{ checkout_url: string }> {
+  input: CheckoutRequest,
+): Promise<CheckoutResponse> {
   const payments = processorOf(billing);
   if (!(input.price_id in billing.deps.config.payment.prices)) {
     const known = Object.keys(billing.deps.config.payment.prices);
@@ -30,17 +31,12 @@ export async function startCheckout(
 }
 
 /** GET /v1/billing/portal: the processor's self-service page for the tenant's customer. */
-export async function openPortal(billing: Billing, scope: Scope, returnUrl: string): Promise<{ portal_url: string }> {
+export async function openPortal(billing: Billing, scope: Scope, returnUrl: string): Promise<PortalResponse> {
   const payments = processorOf(billing);
   const account = await billing.account(scope.tenant_id);
   if (account.customer_id === null) throw new ConflictError('this tenant has no subscription yet: start one with POST /v1/billing/checkout');
   const { url } = await payments.createPortal({ customer_id: account.customer_id, return_url: returnUrl });
   return { portal_url: url };
-}
-
-export interface OverageSetting {
-  overage_enabled: boolean;
-  overage_budget_cap_cents: number | null;
 }
 
 /**
@@ -50,8 +46,8 @@ export interface OverageSetting {
 export async function setOverage(
   billing: Billing,
   scope: Scope,
-  input: { enabled: boolean; budget_cap_cents?: number | null },
-): Promise<OverageSetting> {
+  input: OverageRequest,
+): Promise<OverageResponse> {
   processorOf(billing);
   const now = billing.deps.clock.now();
   const { account } = await billing.deps.repo.updateAccount(scope.tenant_id, () => newAccount(scope.tenant_id, now), (current) => {

@@ -1,32 +1,15 @@
 import {
   dunningStage, evalRunRefusal, lowestPlanWith, maxEvalRuns, monthStart, newAccount, periodEnd, PLANS, reportedLimit,
-  resetDate, utcDay, type BillingAccount, type PlanFeature, type PlanTier,
+  resetDate, utcDay, type BillingAccount, type PlanFeature,
 } from '../core/billing.js';
 import { ForbiddenError, OverageCapError, PaymentRequiredError, QuotaExceededError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
 import type { Config } from '../config.js';
+import type { BillingStatusResponse } from '../contracts/billing.js';
 import type { BillingRepository } from '../ports/billing.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/observability.js';
 import type { PaymentProcessor } from '../ports/payments.js';
-
-/** Spec "Billing status", plus (+) billing_enabled and reset_date. */
-export interface BillingStatus {
-  plan_tier: PlanTier;
-  status: string;
-  billing_interval: 'month' | 'year';
-  eval_runs_used: number;
-  eval_runs_limit: number;
-  patterns_used: number;
-  patterns_limit: number;
-  projects_used: number;
-  projects_limit: number;
-  period_end: string;
-  overage_enabled: boolean;
-  overage_budget_cap_cents: number | null;
-  billing_enabled: boolean;
-  reset_date: string;
-}
 
 export interface BillingDeps {
   config: Config;
@@ -56,7 +39,7 @@ export class Billing {
     return (await this.deps.repo.getAccount(tenantId)) ?? fresh;
   }
 
-  async status(scope: Scope): Promise<BillingStatus> {
+  async status(scope: Scope): Promise<BillingStatusResponse> {
     const now = this.deps.clock.now();
     const account = await this.account(scope.tenant_id);
     const plan = PLANS[account.plan_tier];

@@ -1,27 +1,10 @@
 import { LlmNotConfiguredError } from '../core/errors.js';
 import { validatePipeline } from '../core/pipeline.js';
-import type { ReuseTier, Scope } from '../core/types.js';
+import type { ComposeInput, ComposeResponse, PipelineStage } from '../contracts/llm.js';
+import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
 import { recall } from './recall.js';
-
-export interface ComposedStage {
-  name: string;
-  task: string;
-  reads: string[];
-  writes: string[];
-  reuse_tier: ReuseTier;
-  similarity: number;
-  code: string;
-  pattern_key: string | null;
-}
-
-export interface ComposeResult {
-  task: string;
-  stages: ComposedStage[];
-  valid: boolean;
-  contract_errors: string[];
-}
 
 interface PlannedStage {
   name: string;
@@ -67,7 +50,7 @@ export function parseStages(value: unknown): PlannedStage[] | null {
  * POST /v1/compose (docs/behavior.md "Compose"): one planning call (malformed → retried once →
  * 502), a read-only recall (limit 1) per stage, then contract validation of the data flow.
  */
-export async function compose(deps: ServiceDeps, scope: Scope, input: { task: string }): Promise<ComposeResult> {
+export async function compose(deps: ServiceDeps, scope: Scope, input: ComposeInput): Promise<ComposeResponse> {
   const { llm } = deps;
   if (!llm) throw new LlmNotConfiguredError();
 
@@ -79,11 +62,12 @@ export async function compose(deps: ServiceDeps, scope: Scope, input: { task: st
   );
 
   const stages = await Promise.all(
-    planned.map(async (stage): Promise<ComposedStage> => {
+    planned.map(async (stage): Promise<PipelineStage> => {
       const { result } = await recall(
         deps,
         scope,
-        { task: stage.task, limit: 1, offset: 0, deduplicate: true, eval_weighted: true },
+        // The contract's defaults, spelt out: no recency weighting (so the half-life plays no part).
+        { task: stage.task, limit: 1, offset: 0, deduplicate: true, eval_weighted: true, recency_weight: 0, recency_half_life_days: 30 },
         { readonly: true },
       );
       const best = result.matches[0];

@@ -1,5 +1,6 @@
 import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError } from '../core/errors.js';
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
+import type { EvaluateInput, EvaluateResponse } from '../contracts/llm.js';
 import type { Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import { countedEvalRun } from './billing.js';
@@ -7,26 +8,6 @@ import type { ServiceDeps } from './deps.js';
 import { recordFeedback } from './feedback.js';
 import { idFromPatternKey } from './ids.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
-
-/** Evaluate input after contract parsing (defaults applied). */
-export interface EvaluateInput {
-  task?: string;
-  code: string;
-  output?: string;
-  num_evals: number;
-  pattern_key?: string;
-}
-
-export interface EvaluateResult {
-  median_score: number;
-  variance: number;
-  high_variance: boolean;
-  feedback: string;
-  adversarial_detected: boolean;
-  scores: EvaluatorScore[];
-  failed_evaluators: number;
-  pattern_key?: string;
-}
 
 /** Independent evaluators need diverse samples; the spread is what high_variance measures. */
 const EVALUATOR_TEMPERATURE = 0.7;
@@ -69,14 +50,14 @@ async function runEvaluator(llm: Llm, deps: ServiceDeps, prompt: string): Promis
  * aggregated; if none did → 503. Feedback sentences go into the feedback store; with a
  * pattern_key the median becomes an eval observation of that pattern.
  */
-export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
+export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateInput): Promise<EvaluateResponse> {
   const { llm } = deps;
   if (!llm) throw new LlmNotConfiguredError();
   // One evaluate is one eval run of the monthly quota: counted within the limit, taken back on failure.
   return countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, llm, scope, input));
 }
 
-async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResult> {
+async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResponse> {
   // Resolve the pattern before spending LLM calls on a request that would 404 anyway.
   let patternId: string | null = null;
   if (input.pattern_key !== undefined) {

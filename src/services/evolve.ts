@@ -3,26 +3,11 @@ import { clampScore } from '../core/evaluation.js';
 import { recurringIssues } from '../core/feedback.js';
 import { median } from '../core/stats.js';
 import { tokenJaccard } from '../core/text.js';
+import type { EvolveInput, EvolveResponse } from '../contracts/llm.js';
 import type { Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import type { ServiceDeps } from './deps.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
-
-export interface EvolveInput {
-  role: string;
-  current_prompt: string;
-  num_issues: number;
-}
-
-export interface EvolveResult {
-  improved_prompt: string;
-  changes: string[];
-  issues_addressed: string[];
-  accepted: boolean;
-  reason: string;
-  current_score: number | null;
-  candidate_score: number | null;
-}
 
 interface Proposal {
   improved_prompt: string;
@@ -119,7 +104,7 @@ const fmt = (x: number) => (Math.round(x * 100) / 100).toString();
  * issues, then accept it only if a blind judge (same rubric for both prompts, 3 samples each)
  * scores it at least as high as the current one and it addresses at least one real issue.
  */
-export async function evolve(deps: ServiceDeps, scope: Scope, input: EvolveInput): Promise<EvolveResult> {
+export async function evolve(deps: ServiceDeps, scope: Scope, input: EvolveInput): Promise<EvolveResponse> {
   const { llm } = deps;
   if (!llm) throw new LlmNotConfiguredError();
 

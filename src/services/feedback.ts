@@ -1,4 +1,5 @@
 import { addFeedbackSentence, decayClusters, MAX_CLUSTERS_PER_SCOPE, overflow, recurringIssues } from '../core/feedback.js';
+import type { FeedbackDecayResponse, FeedbackQueryInput, FeedbackResponse } from '../contracts/llm.js';
 import type { FeedbackCluster, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
@@ -7,18 +8,6 @@ import { newId } from './ids.js';
  * The feedback store (docs/behavior.md "Feedback store"): evaluator sentences grouped into
  * recurring quality issues, listed, decayed.
  */
-
-export interface FeedbackListInput {
-  task_type?: string;
-  limit: number;
-  offset: number;
-}
-
-export interface FeedbackListResult {
-  feedback: { text: string; count: number; score: number; last_seen: string }[];
-  has_more: boolean;
-  next_offset: number | null;
-}
 
 /**
  * Read-modify-write of a scope's clusters is serialised per scope inside this process, so
@@ -67,7 +56,7 @@ export async function recordFeedback(deps: ServiceDeps, scope: Scope, sentences:
 }
 
 /** GET /v1/feedback: recurring issues (count ≥ 2) by score × count, filtered and paged. */
-export async function listFeedback(deps: ServiceDeps, scope: Scope, input: FeedbackListInput): Promise<FeedbackListResult> {
+export async function listFeedback(deps: ServiceDeps, scope: Scope, input: FeedbackQueryInput): Promise<FeedbackResponse> {
   const issues = recurringIssues(await deps.storage.feedback.list(scope), { taskType: input.task_type });
   const end = input.offset + input.limit;
   const has_more = issues.length > end;
@@ -79,7 +68,7 @@ export async function listFeedback(deps: ServiceDeps, scope: Scope, input: Feedb
 }
 
 /** POST /v1/feedback/decay: ×0.9 per week since last decayed; below 0.15 pruned. */
-export async function decayFeedback(deps: ServiceDeps, scope: Scope): Promise<{ decayed: number; pruned: number }> {
+export async function decayFeedback(deps: ServiceDeps, scope: Scope): Promise<FeedbackDecayResponse> {
   return withScopeLock(scope, async () => {
     const { updated, prunedIds } = decayClusters(await deps.storage.feedback.list(scope), deps.clock.now());
     if (updated.length > 0) await deps.storage.feedback.upsert(scope, updated);

@@ -1,7 +1,8 @@
 import { ForbiddenError } from '../core/errors.js';
 import {
-  DELETION_JOB_OPERATION, deletionRefusal, deletionResult, type DeletionCaller, type DeletionResult, type DeletionTarget,
+  DELETION_JOB_OPERATION, deletionRefusal, deletionResult, type DeletionCaller, type DeletionTarget,
 } from '../core/governance.js';
+import type { DeletionKind, DeletionResultResponse } from '../contracts/governance.js';
 import type { Scope } from '../core/types.js';
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -17,11 +18,6 @@ export const DeletionAuditKind = {
   scope: 'SCOPE_DELETED',
   dryRun: 'DELETION_DRY_RUN',
 } as const;
-
-export type DeletionKind = 'project' | 'tenant' | 'scope';
-
-/** The target's result body: the spec's deletion result plus (+) dry_run. */
-export type DeletionResponse = DeletionResult & { dry_run: boolean };
 
 /** Refuses (403) what the caller may not delete; call before deleting or queueing. */
 export function authorizeDeletion(caller: DeletionCaller, target: DeletionTarget): void {
@@ -39,7 +35,7 @@ export async function deleteTarget(
   target: DeletionTarget,
   input: { dry_run: boolean; kind: DeletionKind; caller_scope: Scope },
   ctx: RequestContext,
-): Promise<DeletionResponse> {
+): Promise<DeletionResultResponse> {
   const { storage } = deps;
   const opts = { at: deps.clock.now().toISOString(), keepRunningOperations: [DELETION_JOB_OPERATION] };
   const keysApart = deps.keyStore && storage.kind !== 'postgres' ? deps.keyStore : null;
@@ -57,7 +53,8 @@ export async function deleteTarget(
       await keysApart.audit.scrub(target);
     }
   }
-  const result: DeletionResponse = { ...deletionResult(target, counts, extraKeys), dry_run: input.dry_run };
+  // The spec's deletion result plus (+) dry_run.
+  const result: DeletionResultResponse = { ...deletionResult(target, counts, extraKeys), dry_run: input.dry_run };
   // Written after the scrub, so the record of the deletion itself keeps its detail.
   await writeAudit(deps, input.dry_run ? DeletionAuditKind.dryRun : DeletionAuditKind[input.kind], input.caller_scope, ctx, {
     ...result,

@@ -4,7 +4,8 @@ import { CLASSIFICATIONS, type Classification, type Scope } from '../core/types.
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { parsePatternKey } from './patterns.js';
-import { toExportRecord, type ExportRecord } from './transfer.js';
+import { toExportRecord } from './transfer.js';
+import type { ClassifyResponse, NdjsonExportRecord } from '../contracts/governance.js';
 
 /**
  * docs/behavior.md "Governance": the NDJSON export and pattern classification (docs/behavior.md "Governance").
@@ -14,9 +15,6 @@ export const GovernanceAuditKind = {
   ndjsonExported: 'DATA_EXPORTED',
   classified: 'PATTERN_CLASSIFIED',
 } as const;
-
-/** One NDJSON line: the export record plus the scope it belongs to. */
-export type NdjsonRecord = ExportRecord & { tenant_id: string; project_id: string };
 
 /**
  * `public,internal` → the classifications to export (all when absent or empty); an unknown
@@ -50,7 +48,7 @@ export async function* exportNdjson(
   try {
     const filter = classifications ? { classifications } : undefined;
     for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
-      const record: NdjsonRecord = { ...toExportRecord(pattern), tenant_id: scope.tenant_id, project_id: scope.project_id };
+      const record: NdjsonExportRecord = { ...toExportRecord(pattern), tenant_id: scope.tenant_id, project_id: scope.project_id };
       count++;
       yield `${JSON.stringify(record)}\n`;
     }
@@ -75,7 +73,7 @@ export async function classifyPattern(
   key: string,
   classification: Classification,
   ctx: RequestContext,
-): Promise<ExportRecord> {
+): Promise<ClassifyResponse> {
   const id = parsePatternKey(key);
   const before = await deps.storage.patterns.get(scope, id);
   if (!before) throw new NotFoundError(`pattern ${key} not found`);

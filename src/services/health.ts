@@ -1,30 +1,20 @@
-import type { ReuseTierSettings, Scope } from '../core/types.js';
+import type { DeepHealthResponse, HealthResponse } from '../contracts/health.js';
+import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { tiersInForce } from './tiers.js';
 
-export interface BasicHealth {
-  status: 'ok' | 'degraded';
-  storage: string;
-  pattern_count: number;
-}
+type CheckStatus = 'ok' | 'error' | 'not_configured';
 
-export type CheckStatus = 'ok' | 'error' | 'not_configured';
-
-export interface Check {
+/**
+ * One probe's answer: what we send inside the contract's open (passthrough) check object. A
+ * type alias, since only those fit an index signature.
+ */
+type Check = {
   status: CheckStatus;
   latency_ms: number | null;
   /** (+) Storage check of a store with migrations: the revision its schema is at. */
   schema_revision?: string | null;
-}
-
-export interface DeepHealth {
-  status: 'ok' | 'degraded' | 'error';
-  version: string;
-  uptime_seconds: number;
-  checks: { storage: Check; llm: Check; embedding: Check };
-  /** (+) Reuse-tier thresholds in force and where each came from. */
-  reuse_tiers: ReuseTierSettings;
-}
+};
 
 /** A failed embedder is probed again at most this often by basic health (it may recover). */
 const EMBEDDER_REPROBE_MS = 30_000;
@@ -35,7 +25,7 @@ const embedderProbes = new WeakMap<object, number>();
  * real call saw decides; before any call (or a while after a failure) one probe embedding
  * finds out, so a model that never loads shows up on the first probe, not the first learn.
  */
-export async function basicHealth(deps: ServiceDeps, scope: Scope): Promise<BasicHealth> {
+export async function basicHealth(deps: ServiceDeps, scope: Scope): Promise<HealthResponse> {
   const [embedding, pattern_count] = await Promise.all([embedderReady(deps), deps.storage.patterns.count(scope)]);
   return { status: embedding ? 'ok' : 'degraded', storage: deps.storage.kind, pattern_count };
 }
@@ -68,7 +58,7 @@ const llmProbeCache = new WeakMap<object, { at: number; check: Check }>();
  * cheap authenticated LLM call. Storage down → error (HTTP 503); embedder or LLM down →
  * degraded; no LLM configured is not a fault.
  */
-export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }): Promise<DeepHealth> {
+export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }): Promise<DeepHealthResponse> {
   const now = deps.clock.now();
   const [storage, embedding, llm] = await Promise.all([
     probe(deps, 'storage', storageProbe(deps)),

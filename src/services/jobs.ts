@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { JobAccepted, JobListInput, JobListResponse, JobRecord } from '../contracts/jobs.js';
 import type { Scope } from '../core/types.js';
-import type { JobRecord, JobRepository, JobStatus } from '../ports/jobs.js';
+import type { JobRepository } from '../ports/jobs.js';
 import type { RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
@@ -15,11 +16,6 @@ import { JOB_OPERATIONS, type JobOperationName } from './job-operations.js';
 export interface JobPayload {
   input: unknown;
   ctx: RequestContext;
-}
-
-export interface JobAccepted {
-  job_id: string;
-  status: 'pending';
 }
 
 // Ids we mint are 18 lower-case base-36 characters; anything else cannot name a job.
@@ -74,8 +70,8 @@ export async function getJob(deps: ServiceDeps, scope: Scope, id: string): Promi
 export async function listJobs(
   deps: ServiceDeps,
   scope: Scope,
-  input: { status?: JobStatus; limit: number },
-): Promise<{ jobs: JobRecord[]; count: number }> {
+  input: JobListInput,
+): Promise<JobListResponse> {
   const jobs = await jobQueue(deps).list(scope, input);
   return { jobs, count: jobs.length };
 }

@@ -1,5 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../core/errors.js';
 import { canGrantRole } from '../core/permissions.js';
+import type { BootstrapResponse, CreateKeyInput, IssuedKey, KeyInfo, KeyListResponse } from '../contracts/keys.js';
 import type { Role, Scope } from '../core/types.js';
 import type { ApiKeyRecord, KeyStore } from '../ports/keys.js';
 import { generateApiKey, secretsEqual } from './api-key-secrets.js';
@@ -25,38 +26,8 @@ export const KeyAuditKind = {
 export const BOOTSTRAP_SCOPE: Scope = { tenant_id: 'default', project_id: 'default' };
 const BOOTSTRAP_KEY_NAME = 'bootstrap owner';
 
-export type KeyStatus = 'active' | 'revoked' | 'expired';
-
-/** A key as listed: never its secret or digest. */
-export interface KeyInfo {
-  key_id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  project_id: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  max_patterns: number | null;
-  rotated_from: string | null;
-  status: KeyStatus;
-}
-
-/** A key just created or rotated: the only answers that carry a secret. */
-export interface IssuedKey extends KeyInfo {
-  secret: string;
-}
-
-export interface CreateKeyInput {
-  name: string;
-  role: Role;
-  max_patterns?: number;
-  expires_at?: string;
-  /** (+) Another project of the caller's tenant (owners only); created when missing. */
-  project_id?: string;
-}
-
-export function keyStatus(key: Pick<ApiKeyRecord, 'revoked_at' | 'expires_at'>, now: Date): KeyStatus {
+/** A key's status at `now` (a revoked key stays revoked after its expiry). */
+export function keyStatus(key: Pick<ApiKeyRecord, 'revoked_at' | 'expires_at'>, now: Date): KeyInfo['status'] {
   if (key.revoked_at !== null) return 'revoked';
   if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return 'expired';
   return 'active';
@@ -90,7 +61,7 @@ export async function bootstrapOwnerKey(
   deps: KeyDeps,
   token: string,
   ctx: RequestContext,
-): Promise<{ key_id: string; secret: string; role: 'owner'; tenant_id: string; project_id: string }> {
+): Promise<BootstrapResponse> {
   const expected = deps.config.auth.bootstrapToken;
   if (expected === null) {
     throw new ForbiddenError('bootstrap is disabled: the server has no SERVICE_BOOTSTRAP_TOKEN (set it, restart, bootstrap, then remove it)');
@@ -156,7 +127,7 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
 }
 
 /** GET /v1/keys: the keys of the caller's project. */
-export async function listKeys(deps: KeyDeps, scope: Scope): Promise<{ keys: KeyInfo[]; count: number }> {
+export async function listKeys(deps: KeyDeps, scope: Scope): Promise<KeyListResponse> {
   const now = deps.clock.now();
   const keys = (await deps.keyStore.keys.list(scope)).map((k) => toInfo(k, now));
   return { keys, count: keys.length };

@@ -2,45 +2,21 @@ import { DomainError, QuotaExceededError, EmbeddingUnavailableError } from '../c
 import { redactFields } from '../core/redaction.js';
 import { tokenJaccard } from '../core/text.js';
 import { isMeaningfulVector, storableVector } from '../core/vector.js';
-import { patternKey, type Classification, type PatternRecord, type Scope, type Source } from '../core/types.js';
+import type { LearnInput, LearnResponse } from '../contracts/memory.js';
+import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { auditRedaction, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
-import { checkSameJob, type DuplicateCheck } from './verify-duplicate.js';
+import { checkSameJob } from './verify-duplicate.js';
 import { assertCanVerify } from './verify-reuse.js';
 import { scopeLocks } from './scope-lock.js';
-
-/** Learn input after contract parsing (defaults applied). */
-export interface LearnInput {
-  task: string;
-  code: string;
-  eval_score: number;
-  output?: string;
-  run_id?: string;
-  classification: Classification;
-  source: Source;
-  author?: string;
-  expires_at?: string;
-  /** (+) Ask the LLM before merging into a near-identical pattern (verify-duplicate.ts). */
-  verify_duplicates?: boolean;
-}
-
-export interface LearnResult {
-  stored: boolean;
-  pattern_count: number;
-  redacted?: true;
-  pattern_key: string;
-  /** (+) With verify_duplicates, when a near-identical pattern was found: the verdict (null: check failed). */
-  duplicate_check?: DuplicateCheck | null;
-  warnings?: string[];
-}
 
 /** docs/behavior.md "Learn" 5: candidates this close by meaning are checked for near-identical text. */
 const NEAR_IDENTICAL_SIMILARITY = 0.9;
 const NEAR_IDENTICAL_JACCARD = 0.92;
 const NEAR_IDENTICAL_CANDIDATES = 5;
 
-export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, ctx: RequestContext): Promise<LearnResult> {
+export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, ctx: RequestContext): Promise<LearnResponse> {
   const { storage, clock } = deps;
   const started = clock.now();
   if (input.verify_duplicates) assertCanVerify(deps, 'verify_duplicates');
@@ -112,7 +88,7 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
     }),
   ]);
 
-  const result: LearnResult = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
+  const result: LearnResponse = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
   if (redacted) result.redacted = true;
   const { checked } = duplicate;
   if (checked) result.duplicate_check = checked.check;

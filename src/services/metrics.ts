@@ -1,20 +1,15 @@
+import type { MetricsResponse } from '../contracts/memory.js';
 import type { Scope } from '../core/types.js';
 import type { GaugeValues } from '../ports/metrics.js';
 import type { ServiceDeps } from './deps.js';
 
-export interface MemoryMetrics {
-  runs: number;
-  /** Share of runs with eval_score ≥ 5.0; null before the first run. */
-  success_rate: number | null;
-  /** Mean eval_score of all runs; null before the first run. */
-  avg_eval_score: number | null;
-  pattern_count: number;
-  /** Share of POST recalls whose best match was duplicate or adapt; null before the first recall. */
-  reuse_rate: number | null;
-}
-
-/** GET /v1/metrics for one scope (docs/behavior.md "Metrics"). */
-export async function getMetrics(deps: ServiceDeps, scope: Scope): Promise<MemoryMetrics> {
+/**
+ * GET /v1/metrics for one scope (docs/behavior.md "Metrics"): success_rate is the share of runs
+ * with eval_score ≥ 5.0 and avg_eval_score their mean (both null before the first run);
+ * reuse_rate the share of POST recalls whose best match was duplicate or adapt (null before
+ * the first recall).
+ */
+export async function getMetrics(deps: ServiceDeps, scope: Scope): Promise<MetricsResponse> {
   const counters = await deps.storage.metrics.get(scope);
   const pattern_count = await deps.storage.patterns.count(scope);
   return {

@@ -4,7 +4,7 @@ import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
 import { toExportRecord } from './transfer.js';
-import type { ExportRecord } from '../contracts/memory.js';
+import type { DeletePatternResponse, ExportRecord } from '../contracts/memory.js';
 
 /** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
 export function parsePatternKey(key: string, path = 'key'): string {
@@ -30,7 +30,7 @@ export async function deletePattern(
   scope: Scope,
   key: string,
   ctx: RequestContext,
-): Promise<{ deleted: true; pattern_key: string }> {
+): Promise<DeletePatternResponse> {
   const id = parsePatternKey(key);
   if (!(await deps.storage.patterns.delete(scope, id))) throw new NotFoundError(`pattern ${key} not found`);
   await writeAudit(deps, AuditKind.patternDeleted, scope, ctx, { pattern_key: key });

@@ -3,56 +3,21 @@ import { rankCandidates, type RankedCandidate, type RankOptions } from '../core/
 import { reuseTier } from '../core/similarity.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import { isMeaningfulVector } from '../core/vector.js';
+import type { RecallInput, RecallMatch, RecallResponse } from '../contracts/memory.js';
 import {
-  patternKey, type Classification, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
-  type Source,
+  patternKey, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { tiersInForce } from './tiers.js';
-import { assertCanVerify, reviewPage, type Verification } from './verify-reuse.js';
-
-/** Recall input after contract parsing (defaults applied). */
-export interface RecallInput {
-  task: string;
-  limit: number;
-  offset: number;
-  deduplicate: boolean;
-  eval_weighted: boolean;
-  classification?: Classification;
-  source?: Source;
-  min_score?: number;
-  /** (+) Ask the LLM to confirm the page's reusable matches (verify-reuse.ts). */
-  verify?: boolean;
-  /** 0-1; 0 (the default) ranks without regard to age. */
-  recency_weight?: number;
-  /** > 0; the age at which recency halves a score (at weight 1). Default 30. */
-  recency_half_life_days?: number;
-}
-
-export interface RecallMatch {
-  similarity: number;
-  reuse_tier: ReuseTier;
-  pattern_key: string;
-  score: number;
-  pattern: { task: string; code: string; success_score: number; reuse_count: number };
-  /** (+) Only with verify: the LLM's verdict, or null when this match was not verified. */
-  verification?: Verification | null;
-}
-
-export interface RecallResult {
-  matches: RecallMatch[];
-  has_more: boolean;
-  next_offset: number | null;
-  /** (+) Only with verify, when something went wrong: verification failed or was cut short. */
-  warnings?: string[];
-}
+import { assertCanVerify, reviewPage } from './verify-reuse.js';
 
 /** 'keyword' when the embedder failed and matches were ranked by token overlap instead. */
 export type RecallMode = 'semantic' | 'keyword';
 
+/** The response body and how it was ranked (the route reports a keyword fallback in a header). */
 export interface RecallOutcome {
-  result: RecallResult;
+  result: RecallResponse;
   mode: RecallMode;
 }
 
@@ -126,7 +91,7 @@ export async function recall(
     return [match];
   });
   const has_more = ranked.length > end;
-  const result: RecallResult = { matches, has_more, next_offset: has_more ? end : null };
+  const result: RecallResponse = { matches, has_more, next_offset: has_more ? end : null };
   if (review && review.warnings.length > 0) result.warnings = review.warnings;
   return { result, mode };
 }
@@ -139,14 +104,12 @@ function filterOf(input: RecallInput): PatternFilter {
   return filter;
 }
 
-/** Default half-life of recency weighting, in days. */
-const RECENCY_HALF_LIFE_DAYS = 30;
-
 function rankOptions(input: RecallInput, now: Date): RankOptions {
   // Only the page plus one survivor (for has_more) is ever used, so dedup may stop there.
   const opts: RankOptions = { evalWeighted: input.eval_weighted, deduplicate: input.deduplicate, keep: input.offset + input.limit + 1 };
-  const weight = input.recency_weight ?? 0;
-  if (weight > 0) opts.recency = { weight, halfLifeDays: input.recency_half_life_days ?? RECENCY_HALF_LIFE_DAYS, now };
+  // Both fields have their defaults from the contract (weight 0: age plays no part).
+  const weight = input.recency_weight;
+  if (weight > 0) opts.recency = { weight, halfLifeDays: input.recency_half_life_days, now };
   return opts;
 }
 

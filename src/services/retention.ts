@@ -1,4 +1,7 @@
 import { effectivePolicy, expiryOf, isExpired, type RetentionPolicy } from '../core/retention.js';
+import type {
+  RetentionApplyInput, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateInput,
+} from '../contracts/governance.js';
 import type { Scope } from '../core/types.js';
 import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -19,31 +22,20 @@ export async function getRetentionPolicy(deps: ServiceDeps, scope: Scope): Promi
   return effectivePolicy(await deps.storage.projects.getRetention(scope));
 }
 
-export interface RetentionUpdateInput {
-  /** 1–36500, or null to inherit the tenant's value (or the default). */
-  retention_days: number | null;
-}
-
-/** Sets (or clears) the project's retention_days; answers the policy now in effect. */
+/**
+ * Sets the project's retention_days (1–36500), or clears it with null to inherit the tenant's
+ * value (or the default); answers the policy now in effect.
+ */
 export async function updateRetentionPolicy(
   deps: ServiceDeps,
   scope: Scope,
   input: RetentionUpdateInput,
   ctx: RequestContext = systemContext,
-): Promise<RetentionPolicy> {
+): Promise<RetentionPolicyResponse> {
   await deps.storage.projects.setProjectRetention(scope, input.retention_days, deps.clock.now().toISOString());
   const policy = await getRetentionPolicy(deps, scope);
   await writeAudit(deps, RetentionAuditKind.updated, scope, ctx, { project_retention_days: input.retention_days, ...policy });
   return policy;
-}
-
-export interface RetentionApplyInput {
-  dry_run: boolean;
-}
-
-export interface RetentionApplyResult {
-  purged_count: number;
-  dry_run: boolean;
 }
 
 /**
@@ -58,7 +50,7 @@ export async function applyRetention(
   scope: Scope,
   input: RetentionApplyInput,
   ctx: RequestContext = systemContext,
-): Promise<RetentionApplyResult> {
+): Promise<RetentionApplyResponse> {
   const { storage } = deps;
   const policy = await getRetentionPolicy(deps, scope);
   const now = deps.clock.now();

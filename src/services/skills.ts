@@ -1,4 +1,7 @@
 import { NotFoundError } from '../core/errors.js';
+import type {
+  SkillsRegisterInput, SkillsRegisterResponse, SkillsSearchInput, SkillsSearchResponse,
+} from '../contracts/memory.js';
 import { patternKey, type Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { parsePatternKey } from './patterns.js';
@@ -12,8 +15,8 @@ export function normaliseSkills(skills: string[]): string[] {
 export async function registerSkills(
   deps: ServiceDeps,
   scope: Scope,
-  input: { pattern_key: string; skills: string[] },
-): Promise<{ pattern_key: string; skills: string[]; registered: number }> {
+  input: SkillsRegisterInput,
+): Promise<SkillsRegisterResponse> {
   const id = parsePatternKey(input.pattern_key, 'pattern_key');
   if (!(await deps.storage.patterns.get(scope, id))) throw new NotFoundError(`pattern ${input.pattern_key} not found`);
   const skills = normaliseSkills(input.skills);
@@ -21,18 +24,12 @@ export async function registerSkills(
   return { pattern_key: input.pattern_key, skills, registered: skills.length };
 }
 
-export interface SkillMatch {
-  pattern_key: string;
-  skills: string[];
-  pattern: { task: string; code: string; success_score: number; reuse_count: number };
-}
-
 /** Patterns tagged with any (or, with match_all, every) of the skills, best success_score first. */
 export async function searchSkills(
   deps: ServiceDeps,
   scope: Scope,
-  input: { skills: string[]; match_all: boolean },
-): Promise<{ matches: SkillMatch[]; count: number }> {
+  input: SkillsSearchInput,
+): Promise<SkillsSearchResponse> {
   const skills = normaliseSkills(input.skills);
   if (skills.length === 0) return { matches: [], count: 0 };
   const tagged = await deps.storage.skills.search(scope, skills, input.match_all);

@@ -1,8 +1,7 @@
 import { DomainError, EmbeddingUnavailableError, InsufficientStorageError, QuotaExceededError, StorageUnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
-import {
-  sortImportRecords, type FlatImportRecord, type ForeignVersionRecord, type ReferenceRecordV1, type RejectedImportRecord,
-} from '../core/reference-records.js';
+import { sortImportRecords } from '../core/reference-records.js';
+import type { ExportRecord, ExportResponse, ImportInput, ImportRecordInput, ImportResponse } from '../contracts/memory.js';
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
@@ -15,16 +14,6 @@ import { parsePatternKey } from './patterns.js';
  * One exported pattern: every stored field plus governance metadata, addressed by key instead
  * of id; never the vector, and not the internal aging bookmark.
  */
-export type ExportRecord = Omit<PatternRecord, 'id' | 'last_aged_at'> & { key: string };
-
-/** Import accepts the export shape; everything but task, code and eval_score is optional. */
-export interface ImportRecordInput extends FlatImportRecord {
-  run_id?: string | null;
-  author?: string | null;
-  expires_at?: string | null;
-  redacted?: boolean;
-}
-
 export function toExportRecord(p: PatternRecord): ExportRecord {
   return {
     key: patternKey(p.id),
@@ -50,7 +39,7 @@ export async function exportRecords(
   deps: ServiceDeps,
   scope: Scope,
   ctx: RequestContext,
-): Promise<{ records: ExportRecord[]; count: number }> {
+): Promise<ExportResponse> {
   const records: ExportRecord[] = [];
   for await (const p of deps.storage.patterns.iterate(scope)) records.push(toExportRecord(p));
   await writeAudit(deps, AuditKind.dataExported, scope, ctx, { count: records.length, format: 'json' });
@@ -63,13 +52,6 @@ const IMPORT_BATCH = 64;
 interface PlannedWrite {
   record: PatternRecord;
   replace: boolean;
-}
-
-export interface ImportResult {
-  imported: number;
-  skipped: number;
-  total: number;
-  skipped_records?: RejectedImportRecord[];
 }
 
 /**
@@ -85,10 +67,10 @@ export interface ImportResult {
 export async function importRecords(
   deps: ServiceDeps,
   scope: Scope,
-  input: { records: (ImportRecordInput | ReferenceRecordV1 | ForeignVersionRecord)[]; overwrite: boolean },
+  input: ImportInput,
   ctx: RequestContext,
   opts: ImportOptions = {},
-): Promise<ImportResult> {
+): Promise<ImportResponse> {
   const redactionCounts: RedactionCounts = {};
   const total = input.records.length;
   const { importable, rejected } = sortImportRecords<ImportRecordInput>(input.records);
@@ -118,7 +100,7 @@ export async function importRecords(
 
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total });
-  const result: ImportResult = { imported, skipped, total };
+  const result: ImportResponse = { imported, skipped, total };
   if (rejected.length > 0) result.skipped_records = rejected;
   return result;
 }

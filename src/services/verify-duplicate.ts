@@ -1,3 +1,4 @@
+import type { DuplicateCheck } from '../contracts/memory.js';
 import type { PatternRecord } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { FENCE_RULE, extractJson, fence } from './llm-support.js';
@@ -8,12 +9,6 @@ import { FENCE_RULE, extractJson, fence } from './llm-support.js';
  * overlap alone merges "convert Markdown to HTML" into "convert HTML to Markdown"; a verdict of
  * "different" keeps them two patterns. A failed or unreadable check merges as without it.
  */
-export interface DuplicateCheck {
-  verdict: 'same' | 'different';
-  reason: string;
-  model: string;
-}
-
 export interface DuplicateCheckOutcome {
   /** null when the LLM failed or its answer could not be read. */
   check: DuplicateCheck | null;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../core/errors.js';
 import { reuseTier } from '../core/similarity.js';
 import { parseVerdicts, verifiedTier } from '../core/verification.js';
+import type { ReuseVerification } from '../contracts/memory.js';
 import type { PatternRecord, ReuseTier, Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import type { ServiceDeps } from './deps.js';
@@ -18,17 +19,11 @@ import { tiersInForce } from './tiers.js';
  * for "last update" because updated_at also moves on every reuse bump of a POST recall, which
  * would make every repeated recall a cache miss.
  */
-export interface Verification {
-  verdict: ReuseTier;
-  reason: string;
-  model: string;
-}
-
 export interface PageReview {
   /** Final tier per pattern id (similarity tier, lowered by the verdict). */
   tiers: Map<string, ReuseTier>;
   /** Per pattern id: the verdict, or null when the match was not verified. */
-  verifications: Map<string, Verification | null>;
+  verifications: Map<string, ReuseVerification | null>;
   warnings: string[];
 }
 
@@ -63,7 +58,7 @@ export async function reviewPage(
   if (!llm) throw new Error('reviewPage called without an LLM (assertCanVerify first)');
   const thresholds = tiersInForce(deps);
   const tiers = new Map(page.map((c) => [c.id, reuseTier(c.similarity, thresholds)]));
-  const verifications = new Map<string, Verification | null>(page.map((c) => [c.id, null]));
+  const verifications = new Map<string, ReuseVerification | null>(page.map((c) => [c.id, null]));
   const warnings: string[] = [];
   const reusable = page.filter((c) => tiers.get(c.id) !== 'fresh');
   if (reusable.length === 0) return { tiers, verifications, warnings };
@@ -101,7 +96,7 @@ export async function reviewPage(
 }
 
 /** One call for all of `records`; what could not be read is left out, with a warning. */
-async function ask(deps: ServiceDeps, llm: Llm, task: string, records: PatternRecord[], warnings: string[]): Promise<Map<string, Verification>> {
+async function ask(deps: ServiceDeps, llm: Llm, task: string, records: PatternRecord[], warnings: string[]): Promise<Map<string, ReuseVerification>> {
   const candidates = records.map((r, i) => `Candidate ${i + 1}:\n${fence('stored_task', r.task)}\n${fence('code', clip(r.code))}`);
   const prompt = `${fence('task', task)}\n\n${candidates.join('\n\n')}\n\nGive a verdict for each of the ${records.length} candidate(s).`;
   let text: string;
@@ -121,7 +116,7 @@ async function ask(deps: ServiceDeps, llm: Llm, task: string, records: PatternRe
     return new Map();
   }
   deps.instruments.verification?.({ kind: 'call', outcome: 'ok' });
-  const out = new Map<string, Verification>();
+  const out = new Map<string, ReuseVerification>();
   records.forEach((r, i) => {
     const v = verdicts.get(i + 1);
     if (!v) return;
@@ -144,8 +139,8 @@ function cacheKey(scope: Scope, task: string, record: PatternRecord): string {
 }
 
 /** An LRU of verdicts per LLM (per app: tests and servers never share one). */
-const caches = new WeakMap<Llm, Map<string, Verification>>();
-function cacheFor(llm: Llm): { get(key: string): Verification | undefined; set(key: string, v: Verification): void } {
+const caches = new WeakMap<Llm, Map<string, ReuseVerification>>();
+function cacheFor(llm: Llm): { get(key: string): ReuseVerification | undefined; set(key: string, v: ReuseVerification): void } {
   let map = caches.get(llm);
   if (!map) caches.set(llm, (map = new Map()));
   const m = map;
