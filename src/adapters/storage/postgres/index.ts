@@ -9,6 +9,7 @@ import { createPool, Db, describeUrl, isConnectionError } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
+import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
 import { createRecallRecorder } from './recall-record.js';
@@ -82,6 +83,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     jobs,
     billing: createBillingRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
+    recordLearn: createLearnRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
     },
