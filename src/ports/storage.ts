@@ -249,7 +249,8 @@ export interface Storage {
   /**
    * (+, optional) Runs `fn` while holding a lock on the scope that every process sharing this
    * store respects (PostgreSQL: a transaction-level advisory lock). Learn's near-duplicate
-   * check and insert run under it, so concurrent identical learns store one pattern. Stores
+   * check and its writes (recordLearn) run under it, so concurrent identical learns store one
+   * pattern. Stores
    * owned by one process (JSON) need none: the service's in-process lock suffices.
    */
   withScopeLock?<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;
