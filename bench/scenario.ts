@@ -9,7 +9,7 @@ import type { ServiceDeps } from '../src/services/deps.js';
 import { newId } from '../src/services/ids.js';
 import { learn } from '../src/services/learn.js';
 import { recall } from '../src/services/recall.js';
-import { importRecords } from '../src/services/transfer.js';
+import { importRecords } from '../src/services/import-export.js';
 import { STORAGE_FACTORIES } from './storages.js';
 import { syntheticQueries, syntheticRuns, type SyntheticRun } from './synthetic.js';
 

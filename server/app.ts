@@ -25,7 +25,7 @@ import { llmRoutes } from './routes/llm.js';
 import { memoryRoutes } from './routes/memory.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
-import { transferRoutes } from './routes/transfer.js';
+import { importExportRoutes } from './routes/import-export.js';
 import { readVersionInfo } from './version.js';
 
 export interface BuildServerOptions {
@@ -86,7 +86,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   healthRoutes(server, deps, { version, startedAt: app.startedAt });
   openApiRoutes(server, { version: version.app_version });
   memoryRoutes(server, deps);
-  transferRoutes(server, deps);
+  importExportRoutes(server, deps);
   metricsRoutes(server, deps, app.metrics);
   llmRoutes(server, deps);
   jobRoutes(server, deps);

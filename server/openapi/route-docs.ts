@@ -70,8 +70,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'DELETE /v1/patterns/{key}': { tag: 'memory', summary: 'Delete one pattern for good (key URL-encoded, slash as %2F).', params: KeyPath, response: DeletePatternResponse, errors: [404] },
   'POST /v1/skills/register': { tag: 'memory', summary: 'Replace the skill tags of a pattern.', body: SkillsRegisterRequest, response: SkillsRegisterResponse, errors: [404] },
   'POST /v1/skills/search': { tag: 'memory', summary: 'Patterns carrying any (or all) of the given tags.', body: SkillsSearchRequest, response: SkillsSearchResponse },
-  'GET /v1/export': { tag: 'transfer', summary: 'Every pattern of the scope with its governance metadata (no vectors).', response: ExportResponse },
-  'POST /v1/import': { tag: 'transfer', summary: 'Import records in the export shape; existing keys are skipped unless `overwrite`.', body: ImportRequest, response: ImportResponse, async: true },
+  'GET /v1/export': { tag: 'import-export', summary: 'Every pattern of the scope with its governance metadata (no vectors).', response: ExportResponse },
+  'POST /v1/import': { tag: 'import-export', summary: 'Import records in the export shape; existing keys are skipped unless `overwrite`.', body: ImportRequest, response: ImportResponse, async: true },
 
   'POST /v1/evaluate': { tag: 'llm', summary: 'Score agent code with several independent LLM evaluators.', body: EvaluateRequest, response: EvaluateResponse, async: true, errors: [501, 503] },
   'POST /v1/compose': { tag: 'llm', summary: 'Split a task into a pipeline of stages backed by stored patterns (experimental).', body: ComposeRequest, response: ComposeResponse, async: true, errors: [501, 502, 503] },

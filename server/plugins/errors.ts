@@ -4,7 +4,7 @@ import { DomainError, QuotaExceededError, RateLimitedError, ValidationError, typ
 import { wireCodeForStatus, wireCodeOf } from './error-codes.js';
 import { allowedMethods } from './method-not-allowed.js';
 
-/** ARCHITECTURE.md error table: domain code → HTTP status. */
+/** Domain code → HTTP status (the README's error table, docs/behavior.md "Errors"). */
 const STATUS: Record<ErrorCode, number> = {
   validation: 422,
   unauthenticated: 401,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { RetentionApplyRequest, RetentionUpdateRequest } from '../../src/contracts/governance.js';
 import { ForbiddenError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
-import { applyRetention, getRetentionPolicy, updateRetentionPolicy } from '../../src/services/retention.js';
+import { applyRetention, getRetentionPolicy, updateRetentionPolicy } from '../../src/services/governance-retention.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';

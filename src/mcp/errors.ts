@@ -13,7 +13,7 @@ export interface ToolFailure {
   retry_after_seconds?: number;
 }
 
-/** The error table of ARCHITECTURE.md read backwards: HTTP status → error code. */
+/** The README's error table read backwards: HTTP status → error code. */
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'bad_request',
   401: 'unauthenticated',

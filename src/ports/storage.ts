@@ -189,6 +189,29 @@ export interface RecallRecord {
   event: RoiEvent;
 }
 
+/**
+ * What one learn writes (docs/behavior.md "Learn" 5-7), all or nothing: the pattern write,
+ * the run's eval observation of the pattern it landed on, the run counter and the ROI event.
+ */
+export interface LearnRecord {
+  pattern: LearnPatternWrite;
+  /** The run's eval_score: an eval observation of the pattern, and counted in the metrics. */
+  eval_score: number;
+  /** Time of the learn (the observation's time). */
+  at: string;
+  event: RoiEvent;
+}
+
+/**
+ * The learn's pattern: a new one stored with its task vector; a better run replacing the stored
+ * record in place (same id, vector kept); or a stored one kept as it is. The observation goes
+ * to `pattern.id` (`id` for keep) and, like every observation, only to a pattern that exists.
+ */
+export type LearnPatternWrite =
+  | { op: 'insert'; pattern: PatternRecord; vector: Float32Array }
+  | { op: 'replace'; pattern: PatternRecord }
+  | { op: 'keep'; id: string };
+
 export interface Storage {
   readonly kind: 'json' | 'postgres';
   readonly patterns: PatternRepository;
@@ -213,12 +236,21 @@ export interface Storage {
    * one snapshot, one commit).
    */
   recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
+  /**
+   * (+) A learn's writes in one step, all or nothing (PostgreSQL: one transaction; JSON: one
+   * journal line), so a failure or crash never leaves a pattern without its eval observation,
+   * nor counters or an ROI event of a learn that did not happen. An insert whose id exists is
+   * a ConflictError; a replace or keep of a pattern deleted meanwhile writes no pattern and no
+   * observation, and still counts the run.
+   */
+  recordLearn(scope: Scope, record: LearnRecord): Promise<void>;
   /** A real round trip to the backing store (deep health); throws when it is down. */
   ping(): Promise<void>;
   /**
    * (+, optional) Runs `fn` while holding a lock on the scope that every process sharing this
    * store respects (PostgreSQL: a transaction-level advisory lock). Learn's near-duplicate
-   * check and insert run under it, so concurrent identical learns store one pattern. Stores
+   * check and its writes (recordLearn) run under it, so concurrent identical learns store one
+   * pattern. Stores
    * owned by one process (JSON) need none: the service's in-process lock suffices.
    */
   withScopeLock?<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;

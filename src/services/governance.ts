@@ -4,12 +4,12 @@ import { CLASSIFICATIONS, type Classification, type Scope } from '../core/types.
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { parsePatternKey } from './patterns.js';
-import { toExportRecord } from './transfer.js';
+import { toExportRecord } from './import-export.js';
 import type { ClassifyResponse, NdjsonExportRecord } from '../contracts/governance.js';
 
 /**
- * docs/behavior.md "Governance": the NDJSON export and pattern classification (docs/behavior.md "Governance").
- * Deletions live in governance-delete.ts, retention in retention.ts.
+ * The NDJSON export and pattern classification (docs/behavior.md "Governance").
+ * Deletions live in governance-delete.ts, retention in governance-retention.ts.
  */
 export const GovernanceAuditKind = {
   ndjsonExported: 'DATA_EXPORTED',

@@ -13,9 +13,9 @@ import type { ServiceDeps } from './deps.js';
 import { evaluate } from './evaluate.js';
 import { evolve } from './evolve.js';
 import { decayFeedback } from './feedback.js';
-import { applyRetention } from './retention.js';
+import { applyRetention } from './governance-retention.js';
 import { deleteTarget } from './governance-delete.js';
-import { importRecords } from './transfer.js';
+import { importRecords } from './import-export.js';
 
 /**
  * The operations a job can run (docs/behavior.md "Asynchronous execution"). Each calls the SAME service

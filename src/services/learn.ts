@@ -5,6 +5,7 @@ import { isMeaningfulVector, storableVector } from '../core/vector.js';
 import type { LearnInput, LearnResponse } from '../contracts/memory.js';
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { auditRedaction, type RequestContext } from './audit.js';
+import type { LearnPatternWrite } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { checkSameJob } from './verify-duplicate.js';
@@ -25,7 +26,8 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   const vector = await embedTask(deps, task);
   const now = clock.now().toISOString();
 
-  // Quota, near-identical check (with its LLM check when asked) and write are one decision per scope.
+  // Quota, near-identical check (with its LLM check when asked) and the writes are one
+  // decision per scope; the writes themselves are one atomic step (Storage.recordLearn).
   const duplicate: { checked: Awaited<ReturnType<typeof checkSameJob>> | null } = { checked: null };
   const { stored, patternId } = await scopeLocks(storage).run(scope, async () => {
     await enforcePatternQuota(deps, scope, ctx, started);
@@ -33,60 +35,20 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
     duplicate.checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
     // Similar words, different job: keep the run as a pattern of its own.
     if (duplicate.checked?.check?.verdict === 'different') existing = null;
-    if (existing) {
-      // A better run of the same task replaces the old solution in place (key and reuse_count kept).
-      const better = input.eval_score > existing.success_score;
-      if (better) {
-        await storage.patterns.update(scope, {
-          ...existing,
-          code,
-          output,
-          eval_score: input.eval_score,
-          success_score: input.eval_score,
-          run_id: run_id ?? existing.run_id,
-          redacted: existing.redacted || redacted,
-          updated_at: now,
-          // The replacement carries a fresh score: decay counts from now, not from the first learn.
-          last_aged_at: now,
-        });
-      }
-      return { stored: better, patternId: existing.id };
-    }
-    const record: PatternRecord = {
-      id: newId(clock.now()),
-      task,
-      code,
-      output,
+    const pattern = existing
+      ? landOnExisting(existing, { code, output, run_id, redacted, eval_score: input.eval_score, now })
+      : { op: 'insert' as const, pattern: newPattern(deps, input, { task, code, output, run_id, author, redacted, now }), vector };
+    const stored = pattern.op !== 'keep';
+    // The run's score is an eval observation of the pattern it landed on (docs/behavior.md
+    // "Learn" 5); the run is counted and leaves its ROI event, in the same step.
+    await storage.recordLearn(scope, {
+      pattern,
       eval_score: input.eval_score,
-      success_score: input.eval_score,
-      reuse_count: 0,
-      run_id,
-      classification: input.classification,
-      source: input.source,
-      author,
-      expires_at: input.expires_at ?? null,
-      redacted,
-      created_at: now,
-      updated_at: now,
-      last_aged_at: null,
-    };
-    await storage.patterns.insert(scope, record, vector);
-    return { stored: true, patternId: record.id };
-  });
-
-  // The run's score is an eval observation of the pattern it landed on; it, the metrics and the
-  // ROI event are independent writes, sent together.
-  await Promise.all([
-    storage.evals.add(scope, patternId, input.eval_score, now),
-    storage.metrics.recordRun(scope, input.eval_score),
-    storage.analytics.append(scope, {
       at: now,
-      kind: 'learn',
-      stored,
-      eval_score: input.eval_score,
-      latency_ms: clock.now().getTime() - started.getTime(),
-    }),
-  ]);
+      event: { at: now, kind: 'learn', stored, eval_score: input.eval_score, latency_ms: clock.now().getTime() - started.getTime() },
+    });
+    return { stored, patternId: pattern.op === 'keep' ? pattern.id : pattern.pattern.id };
+  });
 
   const result: LearnResponse = { stored, pattern_count: await storage.patterns.count(scope), pattern_key: patternKey(patternId) };
   if (redacted) result.redacted = true;
@@ -94,6 +56,63 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   if (checked) result.duplicate_check = checked.check;
   if (checked?.warning) result.warnings = [checked.warning];
   return result;
+}
+
+interface RedactedRun {
+  code: string;
+  output: string | null;
+  run_id: string | null;
+  redacted: boolean;
+  eval_score: number;
+  now: string;
+}
+
+/**
+ * A run of a task already stored: a better score replaces the old solution in place (key and
+ * reuse_count kept); otherwise the stored pattern stays as it is.
+ */
+function landOnExisting(existing: PatternRecord, run: RedactedRun): LearnPatternWrite {
+  if (!(run.eval_score > existing.success_score)) return { op: 'keep', id: existing.id };
+  return {
+    op: 'replace',
+    pattern: {
+      ...existing,
+      code: run.code,
+      output: run.output,
+      eval_score: run.eval_score,
+      success_score: run.eval_score,
+      run_id: run.run_id ?? existing.run_id,
+      redacted: existing.redacted || run.redacted,
+      updated_at: run.now,
+      // The replacement carries a fresh score: decay counts from now, not from the first learn.
+      last_aged_at: run.now,
+    },
+  };
+}
+
+function newPattern(
+  deps: ServiceDeps,
+  input: LearnInput,
+  run: Omit<RedactedRun, 'eval_score'> & { task: string; author: string | null },
+): PatternRecord {
+  return {
+    id: newId(deps.clock.now()),
+    task: run.task,
+    code: run.code,
+    output: run.output,
+    eval_score: input.eval_score,
+    success_score: input.eval_score,
+    reuse_count: 0,
+    run_id: run.run_id,
+    classification: input.classification,
+    source: input.source,
+    author: run.author,
+    expires_at: input.expires_at ?? null,
+    redacted: run.redacted,
+    created_at: run.now,
+    updated_at: run.now,
+    last_aged_at: null,
+  };
 }
 
 /** The embedder's own failures (network, model load) are an outage of a dependency: 503, not 500. */

@@ -3,7 +3,7 @@ import type { Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
-import { toExportRecord } from './transfer.js';
+import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord } from '../contracts/memory.js';
 
 /** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */

@@ -120,8 +120,8 @@ describe('internal errors', () => {
   it('a failing storage → 500 {detail: "internal error", request_id}, cause logged, nothing leaked', async () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'error', json: true, destination: { write: (l: string) => lines.push(l) } });
-    const failing = await patchedJsonStorage((real) => ({
-      patterns: { ...real.patterns, insert: async () => { throw new Error('disk on fire at /srv/secret/path'); } },
+    const failing = await patchedJsonStorage(() => ({
+      recordLearn: async () => { throw new Error('disk on fire at /srv/secret/path'); },
     }));
     const t = await start({}, { storage: failing, logger });
     const res = await t.call('POST', '/v1/learn', learnBody('Anything at all'));

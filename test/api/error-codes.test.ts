@@ -84,8 +84,8 @@ describe('stable error codes', () => {
     const noEmbeddings = await start({}, { embedder: brokenEmbedder });
     expectCode(await noEmbeddings.call('POST', '/v1/learn', learnBody('cannot be embedded')), 'embedding_unavailable');
 
-    const crashing = await patchedJsonStorage((real) => ({
-      patterns: { ...real.patterns, insert: async () => { throw new TypeError('undefined is not a function'); } },
+    const crashing = await patchedJsonStorage(() => ({
+      recordLearn: async () => { throw new TypeError('undefined is not a function'); },
     }));
     const internal = await start({}, { storage: crashing });
     const body = expectCode(await internal.call('POST', '/v1/learn', learnBody('crash')), 'internal_error');

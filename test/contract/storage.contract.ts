@@ -10,6 +10,7 @@ import type { MakeStorage } from './storage.contract.fixtures.js';
 import { patternContract } from './storage.contract.patterns.js';
 import { repositoryContract } from './storage.contract.repos.js';
 import { governanceContract } from './storage.contract.governance.js';
+import { learnContract } from './storage.contract.learn.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -33,5 +34,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     patternContract(() => storage);
     repositoryContract(() => storage);
     governanceContract(() => storage);
+    learnContract(() => storage);
   });
 }

@@ -6,6 +6,7 @@ import { AuditLog } from './audit-log.js';
 import { ensureDirDurable, removeStaleTemps } from './fs-durable.js';
 import { createJsonBillingRepository } from './billing-repo.js';
 import { JsonJobQueue, queueOperations } from './jobs-repo.js';
+import { createLearnRecorder } from './learn-record.js';
 import { acquireLock } from './lock.js';
 import { MetaFile } from './meta-file.js';
 import { createPatternRepository } from './patterns-repo.js';
@@ -112,6 +113,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
   const patterns = wrap('patterns', createPatternRepository(registry));
   const metrics = wrap('metrics', createMetricsRepository(registry));
   const analytics = wrap('analytics', createAnalyticsRepository(registry));
+  const learn = wrap('learn', { record: createLearnRecorder(registry) });
 
   return {
     kind: 'json',
@@ -151,6 +153,8 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
       ]);
       return page;
     },
+
+    recordLearn: (scope, r) => learn.record(scope, r),
 
     async ping() {
       guard();

@@ -20,7 +20,8 @@ function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
   return !!f && (f.classification !== undefined || f.classifications !== undefined || f.source !== undefined || f.min_score !== undefined);
 }
 
-function assertDimension(store: ScopeStore, unit: Float32Array): void {
+/** A vector of another length than the scope's index is another embedding model: refused until reindex. */
+export function assertDimension(store: ScopeStore, unit: Float32Array): void {
   const dim = store.state.index.dimension;
   if (dim !== 0 && dim !== unit.length) {
     throw new Error(

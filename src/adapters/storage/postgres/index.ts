@@ -8,6 +8,7 @@ import { Db } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
+import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
 import { createRecallRecorder } from './recall-record.js';
@@ -31,15 +32,15 @@ export interface PostgresStorageOptions {
 /** pgvector 0.8 introduced iterative index scans, which filtered search relies on. */
 const MIN_PGVECTOR = [0, 8];
 
+/** First key of the scope advisory locks (the second is a hash of the scope), apart from other locks. */
+const SCOPE_LOCK_CLASS = 18_004;
+
 /**
  * PostgreSQL + pgvector storage. Connects, then refuses to start unless the schema is at this
  * build's latest migration (the error names `service migrate up`) and pgvector is new enough.
  * Later connection loss surfaces as StorageUnavailableError (HTTP 503); the pool replaces broken
  * connections, so service resumes by itself once the database is back.
  */
-/** First key of the scope advisory locks (the second is a hash of the scope), apart from other locks. */
-const SCOPE_LOCK_CLASS = 18_004;
-
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
   if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
   const logger = opts.logger ?? silentLogger;
@@ -73,6 +74,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     jobs,
     billing: createBillingRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
+    recordLearn: createLearnRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
     },

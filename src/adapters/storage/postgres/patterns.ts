@@ -11,6 +11,22 @@ const PAGE_SIZE = 500;
 // Placeholders $4..$18 for the 15 record fields after (tenant_id, project_id, id).
 const VALUE_SLOTS = Array.from({ length: 15 }, (_, i) => `$${i + 4}`).join(', ');
 const UPDATABLE = PATTERN_COLUMNS.split(', ').slice(1);
+const RECORD_SETS = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
+
+/** Inserts one pattern with its vector; parameters from insertPatternParams. Shared with learn-record.ts. */
+export const INSERT_PATTERN_SQL = `INSERT INTO patterns (tenant_id, project_id, id, ${UPDATABLE.join(', ')}, dim, embedding)
+   VALUES ($1, $2, $3, ${VALUE_SLOTS}, $19, $20::vector)`;
+
+export function insertPatternParams(scope: Scope, pattern: PatternRecord, vector: Float32Array): unknown[] {
+  return [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern), vector.length, vectorParam(vector)];
+}
+
+/** Replaces a stored record's fields, vector kept; parameters from replacePatternParams. Shared with learn-record.ts. */
+export const REPLACE_PATTERN_SQL = `UPDATE patterns SET ${RECORD_SETS.join(', ')} WHERE tenant_id = $1 AND project_id = $2 AND id = $3`;
+
+export function replacePatternParams(scope: Scope, pattern: PatternRecord): unknown[] {
+  return [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern)];
+}
 
 /** Removes everything hanging off a pattern (eval observations and skill tags). */
 async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promise<void> {
@@ -50,13 +66,7 @@ interface CandidateRow {
 export function createPatternRepository(db: Db, stats: PlannerStatistics): PatternRepository {
   return {
     async insert(scope, pattern, vector) {
-      const embedding = vectorParam(vector);
-      await db.query(
-        `INSERT INTO patterns (tenant_id, project_id, id, ${UPDATABLE.join(', ')}, dim, embedding)
-         VALUES ($1, $2, $3, ${VALUE_SLOTS}, $19, $20::vector)`,
-        [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern), vector.length, embedding],
-        'patterns.insert',
-      );
+      await db.query(INSERT_PATTERN_SQL, insertPatternParams(scope, pattern, vector), 'patterns.insert');
       stats.noteWrites(1);
     },
 
@@ -85,17 +95,12 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       await db.tx('patterns.writeBatch', async (q) => {
         for (const { record, vector, replace } of writes) {
           if (replace) {
-            const sets = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
             await q.query(
-              `UPDATE patterns SET ${sets.join(', ')}, dim = $19, embedding = $20::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
+              `UPDATE patterns SET ${RECORD_SETS.join(', ')}, dim = $19, embedding = $20::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
               [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
             );
           } else {
-            await q.query(
-              `INSERT INTO patterns (tenant_id, project_id, id, ${UPDATABLE.join(', ')}, dim, embedding)
-               VALUES ($1, $2, $3, ${VALUE_SLOTS}, $19, $20::vector)`,
-              [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
-            );
+            await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
             await q.query(
               'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)',
               [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
@@ -107,8 +112,8 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     },
 
     async update(scope, pattern, vector) {
-      const sets = UPDATABLE.map((c, i) => `${c} = $${i + 4}`);
-      const params: unknown[] = [scope.tenant_id, scope.project_id, pattern.id, ...patternValues(pattern)];
+      const sets = [...RECORD_SETS];
+      const params = replacePatternParams(scope, pattern);
       if (vector) {
         params.push(vector.length, vectorParam(vector));
         sets.push(`dim = $${params.length - 1}`, `embedding = $${params.length}::vector`);

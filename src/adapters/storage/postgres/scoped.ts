@@ -1,4 +1,4 @@
-import type { FeedbackCluster } from '../../../core/types.js';
+import type { FeedbackCluster, Scope } from '../../../core/types.js';
 import type { EvalRepository, FeedbackRepository, MetricsRepository, SkillRepository } from '../../../ports/storage.js';
 import type { Db } from './db.js';
 import { iso } from './rows.js';
@@ -162,18 +162,20 @@ export function recallCounterSql(reused: string): string {
 // A run counts as a success at eval_score ≥ 5 (docs/behavior.md "Metrics").
 const SUCCESS_THRESHOLD = 5;
 
+/** Counts one learn run; parameters from runCounterParams. Shared with learn-record.ts. */
+export const RUN_COUNTER_SQL = `INSERT INTO metrics_counters (tenant_id, project_id, runs, successes, eval_sum) VALUES ($1, $2, 1, $3, $4)
+   ON CONFLICT (tenant_id, project_id) DO UPDATE SET
+     runs = metrics_counters.runs + 1, successes = metrics_counters.successes + $3,
+     eval_sum = metrics_counters.eval_sum + $4`;
+
+export function runCounterParams(scope: Scope, evalScore: number): unknown[] {
+  return [scope.tenant_id, scope.project_id, evalScore >= SUCCESS_THRESHOLD ? 1 : 0, evalScore];
+}
+
 export function createMetricsRepository(db: Db): MetricsRepository {
   return {
     async recordRun(scope, evalScore) {
-      const success = evalScore >= SUCCESS_THRESHOLD ? 1 : 0;
-      await db.query(
-        `INSERT INTO metrics_counters (tenant_id, project_id, runs, successes, eval_sum) VALUES ($1, $2, 1, $3, $4)
-         ON CONFLICT (tenant_id, project_id) DO UPDATE SET
-           runs = metrics_counters.runs + 1, successes = metrics_counters.successes + $3,
-           eval_sum = metrics_counters.eval_sum + $4`,
-        [scope.tenant_id, scope.project_id, success, evalScore],
-        'metrics.recordRun',
-      );
+      await db.query(RUN_COUNTER_SQL, runCounterParams(scope, evalScore), 'metrics.recordRun');
     },
 
     async recordRecall(scope, reused) {

@@ -4,7 +4,7 @@ import { queryBool } from '../../src/contracts/common.js';
 import { ImportRequest } from '../../src/contracts/memory.js';
 import { parseNdjsonLines } from '../../src/core/reference-records.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
-import { exportRecords, importRecords } from '../../src/services/transfer.js';
+import { exportRecords, importRecords } from '../../src/services/import-export.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
@@ -14,7 +14,7 @@ const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application
 const NdjsonImportQuery = z.object({ overwrite: queryBool.default(false) }).strict();
 
 /** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
-export function transferRoutes(app: FastifyInstance, deps: ServiceDeps): void {
+export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.get('/v1/export', { config: { permission: 'export' } }, async (request) => {
     await deps.billing?.requireFeature(authed(request).scope.tenant_id, 'governance_export');
     return exportRecords(deps, authed(request).scope, requestContext(request));

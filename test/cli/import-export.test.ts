@@ -22,7 +22,7 @@ let source: ServerHandle;
 let target: ServerHandle;
 
 beforeAll(async () => {
-  dir = await tempDir('cli-transfer-');
+  dir = await tempDir('cli-import-export-');
   [source, target] = await Promise.all([
     startServer({ dataPath: join(dir.path, 'source') }),
     startServer({ dataPath: join(dir.path, 'target') }),
