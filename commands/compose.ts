@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { LlmClient } from '../src/client/llm.js';
 import { ComposeResponse } from '../src/contracts/llm.js';
 import { action, ioOf } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -19,7 +18,7 @@ export function register(program: Command): void {
     const task = await readTextArg(taskArg, ioOf(command).stdin, 'task');
     return withClient(opts, command, async (client, out) => {
       const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task }, schema: ComposeResponse },
-        () => out.withSpinner('composing…', () => new LlmClient(client).compose({ task })));
+        () => out.withSpinner('composing…', () => client.llm.compose({ task })));
       if (res === undefined) return;
       out.result(res, () => renderPipeline(out, res));
     });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { GovernanceClient, type DeletionResultResponse } from '../src/client/index.js';
+import type { DeletionResultResponse } from '../src/client/index.js';
 import { action, ioOf } from './shared/context.js';
 import { addYesOption, confirmDestructive } from './shared/confirm.js';
 import { ExitCode } from './shared/exit-codes.js';
@@ -36,7 +36,7 @@ export function register(program: Command): void {
       const question = `Delete project ${projectId} and all its data? This cannot be undone.`;
       if (!(await confirmDestructive(ioOf(command), opts, { action: `delete project ${projectId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         if (opts.async) return printAccepted(out, await gov.deleteProject(projectId, { async: true }));
         const res = await out.withSpinner('deleting…', () => gov.deleteProject(projectId));
         out.result(res, () => describeResult(res));
@@ -49,7 +49,7 @@ export function register(program: Command): void {
       const question = `Delete tenant ${tenantId}, every project and all data? This cannot be undone.`;
       if (!(await confirmDestructive(ioOf(command), opts, { action: `delete tenant ${tenantId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         if (opts.async) return printAccepted(out, await gov.deleteTenant(tenantId, { async: true }));
         const res = await out.withSpinner('deleting…', () => gov.deleteTenant(tenantId));
         out.result(res, () => describeResult(res));
@@ -63,7 +63,7 @@ export function register(program: Command): void {
       const question = 'Delete all data of this scope? This cannot be undone.';
       if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, { action: 'delete this scope', question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         const dryRun = opts.dryRun === true;
         if (opts.async) return printAccepted(out, await gov.deleteScope({ async: true, dryRun }));
         const res = await out.withSpinner(dryRun ? 'counting…' : 'deleting…', () => gov.deleteScope({ dryRun }));

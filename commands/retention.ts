@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { RetentionClient } from '../src/client/analytics.js';
 import { RetentionApplyResponse } from '../src/contracts/governance.js';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
 import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
@@ -33,7 +32,7 @@ export function register(program: Command): void {
   addClientOptions(get);
   get.action(action(async (opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new RetentionClient(client).get();
+      const res = await client.governance.retention.get();
       out.result(res, () => `${res.retention_days} days after last update (${SOURCES[res.source]})`);
     })));
 
@@ -44,7 +43,7 @@ export function register(program: Command): void {
   addClientOptions(set);
   set.action(action(async (days: number | null, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new RetentionClient(client).set(days);
+      const res = await client.governance.retention.set(days);
       out.result(res, () => `retention is now ${res.retention_days} days (${SOURCES[res.source]})`);
     })));
 
@@ -64,7 +63,7 @@ export function register(program: Command): void {
     return withClient(opts, command, async (client, out) => {
       const body = { dry_run: opts.dryRun === true };
       const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body, schema: RetentionApplyResponse },
-        () => out.withSpinner('applying retention…', () => new RetentionClient(client).apply(body.dry_run)));
+        () => out.withSpinner('applying retention…', () => client.governance.retention.apply(body.dry_run)));
       if (res === undefined) return;
       out.result(res, () =>
         res.dry_run

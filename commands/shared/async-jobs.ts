@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import type { ServiceClient } from '../../src/client/index.js';
-import { JobsClient, resultOf, submitImportJobs, type AsyncOperation } from '../../src/client/jobs.js';
-import { ImportResponse } from '../../src/contracts/memory.js';
+import { resultOf, type AsyncOperation, type SchemaSource, type ServiceClient } from '../../src/client/index.js';
 import type { Output } from './output.js';
 
 /**
@@ -10,7 +8,7 @@ import type { Output } from './output.js';
  * A command adds the flags with addAsyncOptions(cmd) and wraps its request:
  *
  *   const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body, schema: ComposeResponse },
- *     () => out.withSpinner('composing…', () => new LlmClient(client).compose(body)));
+ *     () => out.withSpinner('composing…', () => client.llm.compose(body)));
  *   if (res === undefined) return; // --async: the job id was printed
  *   out.result(res, () => render(res));
  */
@@ -28,9 +26,12 @@ export function addAsyncOptions(cmd: Command): Command {
 export interface AsyncRequest<T> {
   operation: AsyncOperation;
   body?: unknown;
-  /** The synchronous response's contract: a waited-for result is checked with it. */
-  schema: z.ZodType<T>;
+  /** The synchronous response's contract (or its loader): a waited-for result is checked with it. */
+  schema: SchemaSource<z.ZodType<T>>;
 }
+
+// Loaded when a waited-for import job is checked: the commands importing this file stay free of zod.
+const importResponse = async () => (await import('../../src/contracts/memory.js')).ImportResponse;
 
 /** Prints an accepted job: its id (human) or the 202 body (JSON). */
 export function printAccepted(out: Output, accepted: { job_id: string; status: string }): void {
@@ -39,8 +40,7 @@ export function printAccepted(out: Output, accepted: { job_id: string; status: s
 
 /** Submits as a job and waits for its result, with a spinner showing the job's state on a TTY. */
 export function submitAndWait<T>(client: ServiceClient, out: Output, request: AsyncRequest<T>): Promise<T> {
-  const jobs = new JobsClient(client);
-  return out.withSpinner(`waiting for the ${request.operation} job…`, () => jobs.run(request.operation, request.body, request.schema));
+  return out.withSpinner(`waiting for the ${request.operation} job…`, () => client.jobs.run(request.operation, request.body, request.schema));
 }
 
 /**
@@ -56,7 +56,7 @@ export async function viaJobWhenAsked<T>(
 ): Promise<T | undefined> {
   if (opts.wait) return submitAndWait(client, out, request);
   if (opts.async) {
-    printAccepted(out, await new JobsClient(client).submit(request.operation, request.body));
+    printAccepted(out, await client.jobs.submit(request.operation, request.body));
     return undefined;
   }
   return sync();
@@ -73,8 +73,7 @@ export async function importViaJobs(
   out: Output,
   records: unknown[],
 ): Promise<{ imported: number; skipped: number; total: number } | undefined> {
-  const jobs = new JobsClient(client);
-  const accepted = await submitImportJobs(jobs, records, { overwrite: opts.overwrite === true });
+  const accepted = await client.jobs.submitImport(records, { overwrite: opts.overwrite === true });
   if (!opts.wait) {
     if (accepted.length === 1) printAccepted(out, accepted[0]);
     else out.result({ jobs: accepted, count: accepted.length }, () => accepted.map((a) => `job ${a.job_id} ${a.status}`).join('\n'));
@@ -83,7 +82,7 @@ export async function importViaJobs(
   const totals = { imported: 0, skipped: 0, total: 0 };
   await out.withSpinner(`waiting for ${accepted.length} import job(s)…`, async () => {
     for (const { job_id } of accepted) {
-      const result = resultOf(await jobs.wait(job_id), ImportResponse);
+      const result = await resultOf(await client.jobs.wait(job_id), importResponse);
       totals.imported += result.imported;
       totals.skipped += result.skipped;
       totals.total += result.total;

@@ -10,8 +10,10 @@ import type { Dispatcher, Pool } from 'undici';
  * change (test/unit/client-transport.test.ts and every CLI test go through it).
  */
 const require = createRequire(import.meta.url);
-const PoolClass = require('undici/lib/dispatcher/pool.js') as typeof Pool;
-const requestApi = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+type RequestApi = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+// Loaded with the first pool, not with this module: the client's public entry is imported by
+// every CLI command (its error classes), including those that never send a request.
+let undici: { Pool: typeof Pool; request: RequestApi } | undefined;
 
 export interface LightPool {
   request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
@@ -19,6 +21,11 @@ export interface LightPool {
 }
 
 export function createPool(origin: string, options: Pool.Options): LightPool {
+  undici ??= {
+    Pool: require('undici/lib/dispatcher/pool.js') as typeof Pool,
+    request: require('undici/lib/api/api-request.js') as RequestApi,
+  };
+  const { Pool: PoolClass, request: requestApi } = undici;
   const pool = new PoolClass(origin, options);
   return {
     request: (opts) => requestApi.call(pool, opts),
