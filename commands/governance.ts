@@ -5,6 +5,7 @@ import { addYesOption, confirmDestructive } from './shared/confirm.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 import { printAccepted } from './shared/async-jobs.js';
+import { addRetentionCommands } from './retention.js';
 
 interface DeleteOptions extends ClientOptionValues {
   yes?: boolean;
@@ -28,7 +29,9 @@ function deletion(group: Command, name: string, description: string): Command {
 }
 
 export function register(program: Command): void {
-  const group = program.command('governance').description('irreversible deletions of a project, a tenant or your own scope');
+  const group = program.command('governance').description('data retention, and irreversible deletions of a project, a tenant or your own scope');
+
+  addRetentionCommands(group.command('retention').description('data retention of the project: show, set, apply'));
 
   deletion(group, 'delete-project', 'delete a project of your tenant and everything in it; its keys are revoked')
     .argument('<project_id>', 'the project to delete')
