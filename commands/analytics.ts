@@ -1,7 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import type { EventsResponse, RollupResponse } from '../src/client/index.js';
-import { RollupResponse as RollupContract } from '../src/contracts/analytics.js';
 import { ROLLUP_WINDOWS, type RollupWindow } from '../src/core/roi.js';
 import { action } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -26,7 +25,7 @@ export function register(program: Command): void {
   addAsyncOptions(rollup);
   rollup.action(action(async (window: RollupWindow, opts: ClientOptionValues & AsyncOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'analytics_rollup', body: { window }, schema: RollupContract },
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'analytics_rollup', body: { window } },
         () => out.withSpinner('computing…', () => client.analytics.rollup({ window })));
       if (res === undefined) return;
       out.result(res, () => renderRollup(res, out.color));

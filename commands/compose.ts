@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ComposeResponse } from '../src/contracts/llm.js';
+import type { ComposeResponse } from '../src/client/index.js';
 import { action, ioOf } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { readTextArg } from './shared/input.js';
@@ -17,7 +17,7 @@ export function register(program: Command): void {
   cmd.action(action(async (taskArg: string, opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     const task = await readTextArg(taskArg, ioOf(command).stdin, 'task');
     return withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task }, schema: ComposeResponse },
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task } },
         () => out.withSpinner('composing…', () => client.llm.compose({ task })));
       if (res === undefined) return;
       out.result(res, () => renderPipeline(out, res));

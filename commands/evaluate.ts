@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { ApiError, type EvaluateRequest } from '../src/client/index.js';
-import { EvaluateResponse } from '../src/contracts/llm.js';
+import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -58,7 +57,7 @@ export function register(program: Command): void {
     return withClient(opts, command, async (client, out) => {
       if (opts.async && !opts.wait) return printAccepted(out, await client.jobs.submit('evaluate', cases[0].request));
       // --wait: each case runs as a background job (same result; survives a server restart).
-      const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req, EvaluateResponse) : client.llm.evaluate(req));
+      const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req) : client.llm.evaluate(req));
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { FeedbackDecayResponse } from '../src/contracts/llm.js';
 import { action } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
@@ -45,7 +44,7 @@ export function register(program: Command): void {
   addAsyncOptions(decay);
   decay.action(action(async (opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'feedback_decay', schema: FeedbackDecayResponse },
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'feedback_decay' },
         () => client.llm.decayFeedback());
       if (res === undefined) return;
       out.result(res, () => `decayed ${res.decayed} issues, pruned ${res.pruned}`);

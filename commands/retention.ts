@@ -24,9 +24,6 @@ function daysArgument(value: string): number | null {
   }
 }
 
-// Loaded when a waited-for apply job is checked, so the governance commands load no zod up front.
-const applyResponse = async () => (await import('../src/contracts/governance.js')).RetentionApplyResponse;
-
 /**
  * `service retention …`: the old name of `service governance retention …`, kept (hidden from
  * --help and completion) so existing scripts keep working. Retention is part of governance
@@ -72,7 +69,7 @@ export function addRetentionCommands(group: Command): void {
     }))) return ExitCode.FAILURE;
     return withClient(opts, command, async (client, out) => {
       const body = { dry_run: opts.dryRun === true };
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body, schema: applyResponse },
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body },
         () => out.withSpinner('applying retention…', () => client.governance.retention.apply(body.dry_run)));
       if (res === undefined) return;
       out.result(res, () =>

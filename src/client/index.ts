@@ -39,7 +39,7 @@ export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../con
 // The areas: properties of ServiceClient (client.jobs, client.keys, …).
 export {
   JobsClient, JobFailedError, ASYNC_PATHS, isFinished, resultOf,
-  type AsyncOperation, type ImportJobOptions, type WaitOptions, type JobAccepted, type JobListResponse, type JobRecord, type JobStatus,
+  type AsyncOperation, type AsyncResult, type AsyncResults, type ImportJobOptions, type WaitOptions, type JobAccepted, type JobListResponse, type JobRecord, type JobStatus,
 } from './jobs.js';
 export { KeysClient, type BootstrapResponse, type CreateKeyRequest, type IssuedKey, type KeyInfo, type KeyListResponse } from './keys.js';
 export {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
+import { ASYNC_PATHS, RESULT_CONTRACTS, type AsyncOperation, type AsyncResult } from './async-operations.js';
 import { sendSplittingTooLarge } from './import-chunks.js';
 import type { ServiceClient } from './service-client.js';
 import type { SchemaSource } from './transport.js';
@@ -7,19 +8,6 @@ import type { SchemaSource } from './transport.js';
 // Contracts (and zod) load when a jobs answer is first checked, not with the client:
 // `service recall` imports the client and must stay free of zod (commands/registry.ts).
 const contracts = () => import('../contracts/jobs.js');
-
-/** The endpoints that accept `Prefer: respond-async` (docs/behavior.md "Asynchronous execution"). */
-export const ASYNC_PATHS = {
-  evaluate: '/v1/evaluate',
-  compose: '/v1/compose',
-  evolve: '/v1/evolve',
-  aging: '/v1/aging',
-  feedback_decay: '/v1/feedback/decay',
-  import: '/v1/import',
-  analytics_rollup: '/v1/analytics/rollup',
-  retention_apply: '/v1/governance/retention/apply',
-} as const;
-export type AsyncOperation = keyof typeof ASYNC_PATHS;
 
 /** A job that ended without a result (failed or cancelled). */
 export class JobFailedError extends Error {
@@ -78,10 +66,15 @@ export class JobsClient {
     }
   }
 
-  /** Submits, waits, and returns the result parsed with the synchronous response's contract. */
-  async run<S extends z.ZodType>(operation: AsyncOperation, body: unknown, schema: SchemaSource<S>, options: WaitOptions = {}): Promise<z.infer<S>> {
+  /** Submits, waits, and returns the result checked with the synchronous answer's contract. */
+  async run<O extends AsyncOperation>(operation: O, body?: unknown, options: WaitOptions = {}): Promise<AsyncResult<O>> {
     const { job_id } = await this.submit(operation, body);
-    return resultOf(await this.wait(job_id, options), schema);
+    return this.result(operation, await this.wait(job_id, options));
+  }
+
+  /** The result of a finished job of `operation`; JobFailedError when it failed or was cancelled. */
+  result<O extends AsyncOperation>(operation: O, job: JobRecord): Promise<AsyncResult<O>> {
+    return resultOf(job, RESULT_CONTRACTS[operation]);
   }
 
   /**
@@ -114,3 +107,4 @@ export async function resultOf<S extends z.ZodType>(job: JobRecord, schema: Sche
 }
 
 export type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
+export { ASYNC_PATHS, type AsyncOperation, type AsyncResult, type AsyncResults } from './async-operations.js';
