@@ -27,8 +27,7 @@ export function register(program: Command): void {
       question: 'Decay every pattern\'s score and permanently delete those below 0.1?',
     }))) return ExitCode.FAILURE;
     return withClient(opts, command, async (client, out) => {
-      const { AgingResponse } = await import('../src/contracts/memory.js');
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'aging', body: dryRun ? { dry_run: true } : undefined, schema: AgingResponse },
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'aging', body: dryRun ? { dry_run: true } : undefined },
         () => out.withSpinner('aging…', () => client.aging({ dry_run: dryRun })));
       if (res === undefined) return;
       out.result(res, () => res.dry_run

@@ -1,7 +1,6 @@
 import { Argument, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import { AnalyticsClient, type EventsResponse, type RollupResponse } from '../src/client/analytics.js';
-import { RollupResponse as RollupContract } from '../src/contracts/analytics.js';
+import type { EventsResponse, RollupResponse } from '../src/client/index.js';
 import { ROLLUP_WINDOWS, type RollupWindow } from '../src/core/roi.js';
 import { action } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -26,8 +25,8 @@ export function register(program: Command): void {
   addAsyncOptions(rollup);
   rollup.action(action(async (window: RollupWindow, opts: ClientOptionValues & AsyncOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'analytics_rollup', body: { window }, schema: RollupContract },
-        () => out.withSpinner('computing…', () => new AnalyticsClient(client).rollup({ window })));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'analytics_rollup', body: { window } },
+        () => out.withSpinner('computing…', () => client.analytics.rollup({ window })));
       if (res === undefined) return;
       out.result(res, () => renderRollup(res, out.color));
     })));
@@ -39,7 +38,7 @@ export function register(program: Command): void {
   addClientOptions(get);
   get.action(action(async (window: RollupWindow, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new AnalyticsClient(client).getRollup(window);
+      const res = await client.analytics.getRollup(window);
       out.result(res, () => renderRollup(res, out.color));
     })));
 
@@ -51,7 +50,7 @@ export function register(program: Command): void {
   addClientOptions(events);
   events.action(action(async (opts: EventsOptions, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new AnalyticsClient(client).events({ limit: opts.limit, since: opts.since });
+      const res = await client.analytics.events({ limit: opts.limit, since: opts.since });
       out.result(res, () => renderEvents(res, out.color));
     })));
 }

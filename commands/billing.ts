@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import { BillingClient } from '../src/client/billing.js';
 import type { BillingStatusResponse } from '../src/client/index.js';
 import { action } from './shared/context.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
@@ -14,7 +13,7 @@ export function register(program: Command): void {
 
   status.action(action(async (opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new BillingClient(client).status();
+      const res = await client.billing.status();
       out.result(res, () => render(res, out.color));
     })));
 }

@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { KeysClient } from '../src/client/keys.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
@@ -27,7 +26,7 @@ export function register(program: Command): void {
       throw new UsageError('no bootstrap token: pass --token or set SERVICE_BOOTSTRAP_TOKEN (there is no terminal to ask on)');
     }
     return withClient(opts, command, async (client, out) => {
-      const created = await new KeysClient(client).bootstrap(token);
+      const created = await client.keys.bootstrap(token);
       printIssuedSecret(io, out, created, 'owner key created', [
         'then remove SERVICE_BOOTSTRAP_TOKEN from the server\'s environment: it is not needed again',
       ]);

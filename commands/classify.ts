@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { GovernanceClient } from '../src/client/index.js';
 import { CLASSIFICATIONS, type Classification } from '../src/core/types.js';
 import { action } from './shared/context.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
@@ -18,7 +17,7 @@ export function register(program: Command): void {
   addClientOptions(cmd);
   cmd.action(action(async (key: string, classification: Classification, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new GovernanceClient(client).classify(key, classification);
+      const res = await client.governance.classify(key, classification);
       out.result(res, () => `${res.key} is now ${res.classification}`);
     })));
 }

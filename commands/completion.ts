@@ -15,7 +15,8 @@ function nodeOf(cmd: Command): Node {
     name: cmd.name(),
     description: cmd.description().split('\n')[0],
     flags: cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)).concat('--help'),
-    children: cmd.commands.filter((c) => c.name() !== 'help').map(nodeOf),
+    // Hidden commands (old names kept for scripts, like `retention`) are not offered.
+    children: cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help').map(nodeOf),
   };
 }
 
@@ -25,30 +26,39 @@ async function commandTree(io: ReturnType<typeof ioOf>): Promise<Node[]> {
   const root = new Command('service');
   attachContext(root, io);
   for (const load of Object.values(COMMANDS)) (await load()).register(root);
-  return root.commands.map(nodeOf);
+  return nodeOf(root).children;
+}
+
+/** Every command at any depth with its path of names (`['governance', 'retention', 'apply']`). */
+function withPaths(tree: Node[], parent: string[] = []): { path: string[]; node: Node }[] {
+  return tree.flatMap((node) => {
+    const path = [...parent, node.name];
+    return [{ path, node }, ...withPaths(node.children, path)];
+  });
 }
 
 const words = (list: string[]) => list.join(' ');
 const quoteFish = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export function bashScript(tree: Node[]): string {
-  const level2 = tree.map((c) => `    ${c.name}) opts="${words([...c.children.map((s) => s.name), ...c.flags])}" ;;`);
-  const level3 = tree.filter((c) => c.children.length > 0).flatMap((c) =>
-    c.children.map((s) => `    "${c.name} ${s.name}") opts="${words(s.flags)}" ;;`));
+  const all = withPaths(tree);
+  // The command path is made of the words that extend a known path, so flags and their
+  // values anywhere in between are skipped.
+  const known = all.map(({ path }) => `"${words(path)}"`).join('|');
+  const offers = all.map(({ path, node }) => `    "${words(path)}") opts="${words([...node.children.map((c) => c.name), ...node.flags])}" ;;`);
   return `# bash completion for service (load with: source <(service completion bash))
 _service_completion() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" opts=""
-  if [ "$COMP_CWORD" -eq 1 ]; then
-    opts="${words([...tree.map((c) => c.name), '--help', '--version'])}"
-  else
-    case "\${COMP_WORDS[1]} \${COMP_WORDS[2]}" in
-${level3.join('\n')}
-    *)
-      case "\${COMP_WORDS[1]}" in
-${level2.map((l) => `  ${l}`).join('\n')}
-      esac ;;
+  local cur="\${COMP_WORDS[COMP_CWORD]}" opts="" path="" next i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    next="\${path:+$path }\${COMP_WORDS[i]}"
+    case "$next" in
+      ${known}) path="$next" ;;
     esac
-  fi
+  done
+  case "$path" in
+    "") opts="${words([...tree.map((c) => c.name), '--help', '--version'])}" ;;
+${offers.join('\n')}
+  esac
   case "$cur" in
     -*|'') ;;
     *) [ "$COMP_CWORD" -gt 1 ] && case "\${COMP_WORDS[COMP_CWORD-1]}" in -*) opts="" ;; esac ;;
@@ -70,19 +80,16 @@ ${bashScript(tree)}`;
 
 export function fishScript(tree: Node[]): string {
   const lines = ['# fish completion for service (load with: service completion fish | source)', 'complete -c service -f'];
-  const top = words(tree.map((c) => c.name));
-  for (const c of tree) {
-    lines.push(`complete -c service -n "not __fish_seen_subcommand_from ${top}" -a ${c.name} -d ${quoteFish(c.description)}`);
-    const subs = words(c.children.map((s) => s.name));
-    for (const s of c.children) {
-      lines.push(`complete -c service -n "__fish_seen_subcommand_from ${c.name}; and not __fish_seen_subcommand_from ${subs}" -a ${s.name} -d ${quoteFish(s.description)}`);
-      for (const f of s.flags.filter((x) => x.startsWith('--'))) {
-        lines.push(`complete -c service -n "__fish_seen_subcommand_from ${c.name}; and __fish_seen_subcommand_from ${s.name}" -l ${f.slice(2)}`);
-      }
-    }
-    for (const f of c.flags.filter((x) => x.startsWith('--'))) {
-      lines.push(`complete -c service -n "__fish_seen_subcommand_from ${c.name}" -l ${f.slice(2)}`);
-    }
+  const seen = (path: string[]) => path.map((name) => `__fish_seen_subcommand_from ${name}`).join('; and ');
+  const offer = (path: string[], children: Node[]) => {
+    const none = `not __fish_seen_subcommand_from ${words(children.map((c) => c.name))}`;
+    const when = path.length === 0 ? none : `${seen(path)}; and ${none}`;
+    for (const c of children) lines.push(`complete -c service -n "${when}" -a ${c.name} -d ${quoteFish(c.description)}`);
+  };
+  offer([], tree);
+  for (const { path, node } of withPaths(tree)) {
+    offer(path, node.children);
+    for (const f of node.flags.filter((x) => x.startsWith('--'))) lines.push(`complete -c service -n "${seen(path)}" -l ${f.slice(2)}`);
   }
   return `${lines.join('\n')}\n`;
 }

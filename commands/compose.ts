@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { LlmClient } from '../src/client/llm.js';
-import { ComposeResponse } from '../src/contracts/llm.js';
+import type { ComposeResponse } from '../src/client/index.js';
 import { action, ioOf } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { readTextArg } from './shared/input.js';
@@ -18,8 +17,8 @@ export function register(program: Command): void {
   cmd.action(action(async (taskArg: string, opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     const task = await readTextArg(taskArg, ioOf(command).stdin, 'task');
     return withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task }, schema: ComposeResponse },
-        () => out.withSpinner('composing…', () => new LlmClient(client).compose({ task })));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body: { task } },
+        () => out.withSpinner('composing…', () => client.llm.compose({ task })));
       if (res === undefined) return;
       out.result(res, () => renderPipeline(out, res));
     });

@@ -1,4 +1,4 @@
-import type { EvaluateResponse } from '../src/client/llm.js';
+import type { EvaluateResponse } from '../src/client/index.js';
 
 /**
  * JUnit XML for `service evaluate --junit FILE`: one <testcase> per evaluated case, a

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { ApiError } from '../src/client/errors.js';
-import { JobsClient } from '../src/client/jobs.js';
-import { LlmClient, type EvaluateRequest } from '../src/client/llm.js';
-import { EvaluateResponse } from '../src/contracts/llm.js';
+import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -58,11 +55,9 @@ export function register(program: Command): void {
     // the file must be writable.
     if (opts.junit) await assertWritableFile(opts.junit, '--junit');
     return withClient(opts, command, async (client, out) => {
-      if (opts.async && !opts.wait) return printAccepted(out, await new JobsClient(client).submit('evaluate', cases[0].request));
+      if (opts.async && !opts.wait) return printAccepted(out, await client.jobs.submit('evaluate', cases[0].request));
       // --wait: each case runs as a background job (same result; survives a server restart).
-      const api = new LlmClient(client);
-      const jobs = new JobsClient(client);
-      const evaluateOne = (req: EvaluateRequest) => (opts.wait ? jobs.run('evaluate', req, EvaluateResponse) : api.evaluate(req));
+      const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req) : client.llm.evaluate(req));
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];

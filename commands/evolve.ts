@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { LlmClient } from '../src/client/llm.js';
-import { EvolveResponse } from '../src/contracts/llm.js';
 import { action, ioOf } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { assertSingleStdin, readTextArg } from './shared/input.js';
@@ -29,8 +27,8 @@ export function register(program: Command): void {
     const prompt = await readTextArg(opts.prompt, stdin, '--prompt');
     return withClient(opts, command, async (client, out) => {
       const body = { role, current_prompt: prompt, num_issues: opts.numIssues };
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'evolve', body, schema: EvolveResponse },
-        () => out.withSpinner('evolving…', () => new LlmClient(client).evolve(body)));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'evolve', body },
+        () => out.withSpinner('evolving…', () => client.llm.evolve(body)));
       if (res === undefined) return;
       out.result(res, () => {
         const c = out.color;

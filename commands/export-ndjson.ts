@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { GovernanceClient, type ServiceClient } from '../src/client/index.js';
+import type { ServiceClient } from '../src/client/index.js';
 import { CLASSIFICATIONS, type Classification } from '../src/core/types.js';
 import type { Io } from './shared/context.js';
 import { writeFileAtomic } from './shared/files.js';
@@ -33,7 +33,7 @@ export async function exportNdjson(
   io: Io,
   opts: { output?: string; classifications?: Classification[] },
 ): Promise<void> {
-  const { body } = await new GovernanceClient(client).exportNdjsonRaw({ classifications: opts.classifications });
+  const { body } = await client.governance.exportNdjsonRaw({ classifications: opts.classifications });
   let records = 0;
   const tick = (chunk: Buffer) => {
     records += countLines(chunk);

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { LlmClient } from '../src/client/llm.js';
-import { FeedbackDecayResponse } from '../src/contracts/llm.js';
 import { action } from './shared/context.js';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
@@ -30,7 +28,7 @@ export function register(program: Command): void {
   addClientOptions(list);
   list.action(action(async (opts: ListOptions, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await new LlmClient(client).feedback({ task_type: opts.taskType, limit: opts.limit, offset: opts.offset });
+      const res = await client.llm.feedback({ task_type: opts.taskType, limit: opts.limit, offset: opts.offset });
       out.result(res, () => {
         if (res.feedback.length === 0) return 'no recurring issues';
         const rows = res.feedback.map((f) => [String(f.count), f.score.toFixed(2), f.last_seen.slice(0, 10), snippet(f.text, 80)]);
@@ -46,8 +44,8 @@ export function register(program: Command): void {
   addAsyncOptions(decay);
   decay.action(action(async (opts: ClientOptionValues & AsyncOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'feedback_decay', schema: FeedbackDecayResponse },
-        () => new LlmClient(client).decayFeedback());
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'feedback_decay' },
+        () => client.llm.decayFeedback());
       if (res === undefined) return;
       out.result(res, () => `decayed ${res.decayed} issues, pruned ${res.pruned}`);
     });
@@ -60,7 +58,7 @@ export function register(program: Command): void {
   addClientOptions(analyze);
   analyze.action(action(async (opts: AnalyzeOptions, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await new LlmClient(client).analyzeFailures({ min_count: opts.minCount });
+      const res = await client.llm.analyzeFailures({ min_count: opts.minCount });
       out.result(res, () => {
         if (res.clusters.length === 0) return 'no failures recorded';
         return res.clusters

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { GovernanceClient, type DeletionResultResponse } from '../src/client/index.js';
+import type { DeletionResultResponse } from '../src/client/index.js';
 import { action, ioOf } from './shared/context.js';
 import { addYesOption, confirmDestructive } from './shared/confirm.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 import { printAccepted } from './shared/async-jobs.js';
+import { addRetentionCommands } from './retention.js';
 
 interface DeleteOptions extends ClientOptionValues {
   yes?: boolean;
@@ -28,7 +29,9 @@ function deletion(group: Command, name: string, description: string): Command {
 }
 
 export function register(program: Command): void {
-  const group = program.command('governance').description('irreversible deletions of a project, a tenant or your own scope');
+  const group = program.command('governance').description('data retention, and irreversible deletions of a project, a tenant or your own scope');
+
+  addRetentionCommands(group.command('retention').description('data retention of the project: show, set, apply'));
 
   deletion(group, 'delete-project', 'delete a project of your tenant and everything in it; its keys are revoked')
     .argument('<project_id>', 'the project to delete')
@@ -36,7 +39,7 @@ export function register(program: Command): void {
       const question = `Delete project ${projectId} and all its data? This cannot be undone.`;
       if (!(await confirmDestructive(ioOf(command), opts, { action: `delete project ${projectId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         if (opts.async) return printAccepted(out, await gov.deleteProject(projectId, { async: true }));
         const res = await out.withSpinner('deleting…', () => gov.deleteProject(projectId));
         out.result(res, () => describeResult(res));
@@ -49,7 +52,7 @@ export function register(program: Command): void {
       const question = `Delete tenant ${tenantId}, every project and all data? This cannot be undone.`;
       if (!(await confirmDestructive(ioOf(command), opts, { action: `delete tenant ${tenantId}`, question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         if (opts.async) return printAccepted(out, await gov.deleteTenant(tenantId, { async: true }));
         const res = await out.withSpinner('deleting…', () => gov.deleteTenant(tenantId));
         out.result(res, () => describeResult(res));
@@ -63,7 +66,7 @@ export function register(program: Command): void {
       const question = 'Delete all data of this scope? This cannot be undone.';
       if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, { action: 'delete this scope', question }))) return ExitCode.FAILURE;
       return withClient(opts, command, async (client, out) => {
-        const gov = new GovernanceClient(client);
+        const gov = client.governance;
         const dryRun = opts.dryRun === true;
         if (opts.async) return printAccepted(out, await gov.deleteScope({ async: true, dryRun }));
         const res = await out.withSpinner(dryRun ? 'counting…' : 'deleting…', () => gov.deleteScope({ dryRun }));

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import { JobFailedError, JobsClient, type JobRecord } from '../src/client/jobs.js';
+import { JobFailedError, type JobRecord } from '../src/client/index.js';
 import { JobStatus } from '../src/contracts/jobs.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
@@ -28,7 +28,7 @@ export function register(program: Command): void {
   addClientOptions(list);
   list.action(action(async (opts: ListOptions, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new JobsClient(client).list({ status: opts.status, limit: opts.limit });
+      const res = await client.jobs.list({ status: opts.status, limit: opts.limit });
       out.result(res, () => {
         if (res.count === 0) return 'no jobs';
         const rows = res.jobs.map((j) => [j.job_id, j.operation, colourStatus(j.status, out.color), j.created_at, String(j.attempts)]);
@@ -40,7 +40,7 @@ export function register(program: Command): void {
   addClientOptions(get);
   get.action(action(async (id: string, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const job = await new JobsClient(client).get(id);
+      const job = await client.jobs.get(id);
       out.result(job, () => renderJob(job, out.color));
     })));
 
@@ -48,7 +48,7 @@ export function register(program: Command): void {
   addClientOptions(cancel);
   cancel.action(action(async (id: string, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const job = await new JobsClient(client).cancel(id);
+      const job = await client.jobs.cancel(id);
       out.result(job, () => `job ${job.job_id} cancelled`);
     })));
 
@@ -61,7 +61,7 @@ export function register(program: Command): void {
   wait.action(action(async (id: string, opts: WaitOptions, command: Command) =>
     withClient(opts, command, async (client, out) => {
       const timeoutMs = opts.maxWait === undefined ? undefined : opts.maxWait * 1000;
-      const job = await out.withSpinner(`waiting for job ${id}…`, () => new JobsClient(client).wait(id, { timeoutMs }));
+      const job = await out.withSpinner(`waiting for job ${id}…`, () => client.jobs.wait(id, { timeoutMs }));
       out.result(job, () => renderJob(job, out.color));
       if (job.status === 'completed') return ExitCode.OK;
       printError(ioOf(command), new JobFailedError(job));

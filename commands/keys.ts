@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { KeysClient, type KeyInfo } from '../src/client/keys.js';
+import type { KeyInfo } from '../src/client/index.js';
 import { ROLES } from '../src/core/types.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
@@ -33,7 +33,7 @@ export function register(program: Command): void {
   addClientOptions(create);
   create.action(action(async (opts: CreateOptions, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const issued = await new KeysClient(client).create({
+      const issued = await client.keys.create({
         name: opts.name,
         role: opts.role as (typeof ROLES)[number] | undefined,
         max_patterns: opts.maxPatterns,
@@ -48,7 +48,7 @@ export function register(program: Command): void {
   addClientOptions(list);
   list.action(action(async (opts: ClientOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await new KeysClient(client).list();
+      const res = await client.keys.list();
       out.result(res, () => renderKeys(res.keys, out.color.dim));
     });
   }));
@@ -65,7 +65,7 @@ export function register(program: Command): void {
       question: `Revoke API key ${keyId}? Requests using it will be refused at once.`,
     }))) return ExitCode.FAILURE;
     return withClient(opts, command, async (client, out) => {
-      const revoked = await new KeysClient(client).revoke(keyId);
+      const revoked = await client.keys.revoke(keyId);
       out.result(revoked, () => `revoked ${revoked.key_id} ("${revoked.name}") at ${revoked.revoked_at}`);
     });
   }));
@@ -77,7 +77,7 @@ export function register(program: Command): void {
   addClientOptions(rotate);
   rotate.action(action(async (keyId: string, opts: ClientOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const issued = await new KeysClient(client).rotate(keyId);
+      const issued = await client.keys.rotate(keyId);
       printIssuedSecret(ioOf(command), out, issued, `key "${issued.name}" rotated; new key id`, [
         `the old secret of ${keyId} no longer works`,
       ]);

@@ -29,6 +29,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   bootstrap: () => import('./bootstrap.js'),
   keys: () => import('./keys.js'),
   analytics: () => import('./analytics.js'),
+  // Hidden: the old name of `governance retention`, kept for existing scripts.
   retention: () => import('./retention.js'),
   jobs: () => import('./jobs.js'),
   aging: () => import('./aging.js'),

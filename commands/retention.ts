@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { RetentionClient } from '../src/client/analytics.js';
-import { RetentionApplyResponse } from '../src/contracts/governance.js';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
 import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
@@ -26,14 +24,22 @@ function daysArgument(value: string): number | null {
   }
 }
 
+/**
+ * `service retention …`: the old name of `service governance retention …`, kept (hidden from
+ * --help and completion) so existing scripts keep working. Retention is part of governance
+ * (docs/behavior.md "Governance").
+ */
 export function register(program: Command): void {
-  const group = program.command('retention').description('data retention of the project: show, set, apply');
+  addRetentionCommands(program.command('retention', { hidden: true }).description('alias of `service governance retention`'));
+}
 
+/** get, set and apply under `group` (`service governance retention`, and its old alias). */
+export function addRetentionCommands(group: Command): void {
   const get = group.command('get', { isDefault: true }).description('the retention in effect and where it comes from');
   addClientOptions(get);
   get.action(action(async (opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new RetentionClient(client).get();
+      const res = await client.governance.retention.get();
       out.result(res, () => `${res.retention_days} days after last update (${SOURCES[res.source]})`);
     })));
 
@@ -44,7 +50,7 @@ export function register(program: Command): void {
   addClientOptions(set);
   set.action(action(async (days: number | null, opts: ClientOptionValues, command: Command) =>
     withClient(opts, command, async (client, out) => {
-      const res = await new RetentionClient(client).set(days);
+      const res = await client.governance.retention.set(days);
       out.result(res, () => `retention is now ${res.retention_days} days (${SOURCES[res.source]})`);
     })));
 
@@ -55,7 +61,7 @@ export function register(program: Command): void {
   addYesOption(apply);
   addClientOptions(apply);
   addAsyncOptions(apply);
-  addExamples(apply, ['service retention apply --dry-run', 'service retention apply --yes   # in a scheduled job']);
+  addExamples(apply, ['service governance retention apply --dry-run', 'service governance retention apply --yes   # in a scheduled job']);
   apply.action(action(async (opts: ApplyOptions, command: Command) => {
     if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, {
       action: 'delete the patterns past retention',
@@ -63,8 +69,8 @@ export function register(program: Command): void {
     }))) return ExitCode.FAILURE;
     return withClient(opts, command, async (client, out) => {
       const body = { dry_run: opts.dryRun === true };
-      const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body, schema: RetentionApplyResponse },
-        () => out.withSpinner('applying retention…', () => new RetentionClient(client).apply(body.dry_run)));
+      const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body },
+        () => out.withSpinner('applying retention…', () => client.governance.retention.apply(body.dry_run)));
       if (res === undefined) return;
       out.result(res, () =>
         res.dry_run

@@ -48,6 +48,19 @@ const LAYERS = [
   },
 ];
 
+/**
+ * Folders that some importers may enter only through one public module: the CLI uses the
+ * client exactly as the package's library users do, so whatever it needs is exported there.
+ */
+const PUBLIC_ENTRIES = [
+  {
+    importers: ['commands/'],
+    folder: 'src/client/',
+    entry: 'src/client/index',
+    advice: 'commands use the public client: import from src/client/index.js (export what is missing there, for library users too)',
+  },
+];
+
 const ADAPTER_ADVICE =
   'only src/app.ts wires adapters: declare what you need as a port (src/ports), let src/app.ts build the adapter, and take it from App or ServiceDeps';
 
@@ -80,6 +93,8 @@ export function layerViolation(file, spec, typeOnly) {
   if (target.startsWith('src/adapters/') && !under(strip(from), ADAPTER_IMPORTERS)) {
     return `${from} may not import ${target}: ${ADAPTER_ADVICE}`;
   }
+  const entry = PUBLIC_ENTRIES.find((e) => target.startsWith(e.folder) && target !== e.entry && under(from, e.importers));
+  if (entry) return `${from} may not import ${target}: ${entry.advice}`;
   if (!rules || under(target, rules.project)) return null;
   if (rules.typeOnly && under(target, rules.typeOnly)) {
     return typeOnly ? null : `${from} may import only types from ${target} (use "import type"): ${rules.advice}`;

@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
-import type { z } from 'zod';
-import type { ServiceClient } from '../../src/client/index.js';
-import { JobsClient, resultOf, submitImportJobs, type AsyncOperation } from '../../src/client/jobs.js';
-import { ImportResponse } from '../../src/contracts/memory.js';
+import type { AsyncOperation, AsyncResult, ServiceClient } from '../../src/client/index.js';
 import type { Output } from './output.js';
 
 /**
  * `--async` / `--wait` for the commands whose endpoint accepts `Prefer: respond-async`.
  * A command adds the flags with addAsyncOptions(cmd) and wraps its request:
  *
- *   const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body, schema: ComposeResponse },
- *     () => out.withSpinner('composing…', () => new LlmClient(client).compose(body)));
+ *   const res = await viaJobWhenAsked(opts, client, out, { operation: 'compose', body },
+ *     () => out.withSpinner('composing…', () => client.llm.compose(body)));
  *   if (res === undefined) return; // --async: the job id was printed
  *   out.result(res, () => render(res));
  */
@@ -25,11 +22,10 @@ export function addAsyncOptions(cmd: Command): Command {
     .option('--wait', 'run as a background job and wait for its result (survives a server restart)');
 }
 
-export interface AsyncRequest<T> {
-  operation: AsyncOperation;
+/** An operation to run as a job; its result is checked with the synchronous answer's contract. */
+export interface AsyncRequest<O extends AsyncOperation> {
+  operation: O;
   body?: unknown;
-  /** The synchronous response's contract: a waited-for result is checked with it. */
-  schema: z.ZodType<T>;
 }
 
 /** Prints an accepted job: its id (human) or the 202 body (JSON). */
@@ -38,25 +34,24 @@ export function printAccepted(out: Output, accepted: { job_id: string; status: s
 }
 
 /** Submits as a job and waits for its result, with a spinner showing the job's state on a TTY. */
-export function submitAndWait<T>(client: ServiceClient, out: Output, request: AsyncRequest<T>): Promise<T> {
-  const jobs = new JobsClient(client);
-  return out.withSpinner(`waiting for the ${request.operation} job…`, () => jobs.run(request.operation, request.body, request.schema));
+export function submitAndWait<O extends AsyncOperation>(client: ServiceClient, out: Output, request: AsyncRequest<O>): Promise<AsyncResult<O>> {
+  return out.withSpinner(`waiting for the ${request.operation} job…`, () => client.jobs.run(request.operation, request.body));
 }
 
 /**
  * --wait: the job's result; --async: prints the job id and returns undefined; neither: the
  * synchronous call.
  */
-export async function viaJobWhenAsked<T>(
+export async function viaJobWhenAsked<O extends AsyncOperation>(
   opts: AsyncOptionValues,
   client: ServiceClient,
   out: Output,
-  request: AsyncRequest<T>,
-  sync: () => Promise<T>,
-): Promise<T | undefined> {
+  request: AsyncRequest<O>,
+  sync: () => Promise<AsyncResult<O>>,
+): Promise<AsyncResult<O> | undefined> {
   if (opts.wait) return submitAndWait(client, out, request);
   if (opts.async) {
-    printAccepted(out, await new JobsClient(client).submit(request.operation, request.body));
+    printAccepted(out, await client.jobs.submit(request.operation, request.body));
     return undefined;
   }
   return sync();
@@ -73,8 +68,7 @@ export async function importViaJobs(
   out: Output,
   records: unknown[],
 ): Promise<{ imported: number; skipped: number; total: number } | undefined> {
-  const jobs = new JobsClient(client);
-  const accepted = await submitImportJobs(jobs, records, { overwrite: opts.overwrite === true });
+  const accepted = await client.jobs.submitImport(records, { overwrite: opts.overwrite === true });
   if (!opts.wait) {
     if (accepted.length === 1) printAccepted(out, accepted[0]);
     else out.result({ jobs: accepted, count: accepted.length }, () => accepted.map((a) => `job ${a.job_id} ${a.status}`).join('\n'));
@@ -83,7 +77,7 @@ export async function importViaJobs(
   const totals = { imported: 0, skipped: 0, total: 0 };
   await out.withSpinner(`waiting for ${accepted.length} import job(s)…`, async () => {
     for (const { job_id } of accepted) {
-      const result = resultOf(await jobs.wait(job_id), ImportResponse);
+      const result = await client.jobs.result('import', await client.jobs.wait(job_id));
       totals.imported += result.imported;
       totals.skipped += result.skipped;
       totals.total += result.total;

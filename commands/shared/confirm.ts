@@ -3,8 +3,8 @@ import type { Io } from './context.js';
 import { UsageError } from './exit-codes.js';
 
 /**
- * Irreversible commands (`aging`, `retention apply`, `migrate down`, `keys revoke`, the
- * governance deletions) are safe by default: on a terminal they ask, and without one they
+ * Irreversible commands (`aging`, `governance retention apply`, `migrate down`, `keys revoke`,
+ * the governance deletions) are safe by default: on a terminal they ask, and without one they
  * refuse unless `--yes` was given, so a script never deletes data by accident and never hangs
  * on a question. Use:
  *

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../src/config.js';
 import type { WireErrorCode } from '../../src/contracts/errors.js';
 import { DomainError, type ErrorCode } from '../../src/core/errors.js';
-import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/errors.js';
+import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/index.js';
 
 /**
  * The ONE table of CLI exit codes. Every command ends with one of these; scripts can rely on

@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import { ApiError } from '../../src/client/errors.js';
+import { ApiError } from '../../src/client/index.js';
 import type { Io } from './context.js';
 import { exitCodeFor } from './exit-codes.js';
 

@@ -3,14 +3,15 @@ import type {
   ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
 } from '../contracts/governance.js';
 import type { JobAccepted } from '../contracts/jobs.js';
+import type { Classification } from '../core/types.js';
+import { ProtocolError } from './errors.js';
+import { RetentionClient } from './governance-retention.js';
+import type { ServiceClient } from './service-client.js';
 
 // Contracts (and zod) load when a governance answer is first checked, not with the client:
 // `service recall` imports the client and must stay free of zod (commands/registry.ts).
 const contracts = () => import('../contracts/governance.js');
 const jobContracts = () => import('../contracts/jobs.js');
-import type { Classification } from '../core/types.js';
-import { ProtocolError } from './errors.js';
-import type { ServiceClient } from './service-client.js';
 
 export interface DeletionOptions {
   /** Send `Prefer: respond-async`: the answer is a job to poll instead of the result. */
@@ -22,9 +23,17 @@ export interface NdjsonExportOptions {
   classifications?: Classification[];
 }
 
-/** Typed calls of the governance endpoints beyond retention (docs/behavior.md "Governance"). */
+/**
+ * Typed calls of the governance endpoints (docs/behavior.md "Governance"): the NDJSON export,
+ * classification, deletions, and retention as `governance.retention`.
+ */
 export class GovernanceClient {
-  constructor(private readonly client: ServiceClient) {}
+  /** The retention policy: get, set, apply. */
+  readonly retention: RetentionClient;
+
+  constructor(private readonly client: ServiceClient) {
+    this.retention = new RetentionClient(client);
+  }
 
   /**
    * GET /v1/governance/export as raw NDJSON chunks, for writing straight to a file; `filename`

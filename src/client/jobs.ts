@@ -1,20 +1,13 @@
 import type { z } from 'zod';
-import { JobAccepted, JobListResponse, JobRecord, type JobStatus } from '../contracts/jobs.js';
-import { ApiError } from './errors.js';
+import type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
+import { ASYNC_PATHS, RESULT_CONTRACTS, type AsyncOperation, type AsyncResult } from './async-operations.js';
+import { sendSplittingTooLarge } from './import-chunks.js';
 import type { ServiceClient } from './service-client.js';
+import type { SchemaSource } from './transport.js';
 
-/** The endpoints that accept `Prefer: respond-async` (docs/behavior.md "Asynchronous execution"). */
-export const ASYNC_PATHS = {
-  evaluate: '/v1/evaluate',
-  compose: '/v1/compose',
-  evolve: '/v1/evolve',
-  aging: '/v1/aging',
-  feedback_decay: '/v1/feedback/decay',
-  import: '/v1/import',
-  analytics_rollup: '/v1/analytics/rollup',
-  retention_apply: '/v1/governance/retention/apply',
-} as const;
-export type AsyncOperation = keyof typeof ASYNC_PATHS;
+// Contracts (and zod) load when a jobs answer is first checked, not with the client:
+// `service recall` imports the client and must stay free of zod (commands/registry.ts).
+const contracts = () => import('../contracts/jobs.js');
 
 /** A job that ended without a result (failed or cancelled). */
 export class JobFailedError extends Error {
@@ -43,20 +36,20 @@ export class JobsClient {
 
   /** POSTs an operation with `Prefer: respond-async`: 202 `{job_id, status: 'pending'}`. */
   submit(operation: AsyncOperation, body?: unknown): Promise<JobAccepted> {
-    return this.client.request('POST', ASYNC_PATHS[operation], { body, schema: JobAccepted, headers: { prefer: 'respond-async' } });
+    return this.client.request('POST', ASYNC_PATHS[operation], { body, schema: async () => (await contracts()).JobAccepted, headers: { prefer: 'respond-async' } });
   }
 
   get(id: string): Promise<JobRecord> {
-    return this.client.request('GET', `/v1/jobs/${encodeURIComponent(id)}`, { schema: JobRecord });
+    return this.client.request('GET', `/v1/jobs/${encodeURIComponent(id)}`, { schema: async () => (await contracts()).JobRecord });
   }
 
   list(query: { status?: JobStatus; limit?: number } = {}): Promise<JobListResponse> {
-    return this.client.request('GET', '/v1/jobs', { query: { ...query }, schema: JobListResponse });
+    return this.client.request('GET', '/v1/jobs', { query: { ...query }, schema: async () => (await contracts()).JobListResponse });
   }
 
   /** Cancels a pending job (409 once it runs or has finished). */
   cancel(id: string): Promise<JobRecord> {
-    return this.client.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, { schema: JobRecord });
+    return this.client.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, { schema: async () => (await contracts()).JobRecord });
   }
 
   /** Polls until the job is completed, failed or cancelled (quickly at first, then every 2 s). */
@@ -73,42 +66,45 @@ export class JobsClient {
     }
   }
 
-  /** Submits, waits, and returns the result parsed with the synchronous response's contract. */
-  async run<S extends z.ZodType>(operation: AsyncOperation, body: unknown, schema: S, options: WaitOptions = {}): Promise<z.infer<S>> {
+  /** Submits, waits, and returns the result checked with the synchronous answer's contract. */
+  async run<O extends AsyncOperation>(operation: O, body?: unknown, options: WaitOptions = {}): Promise<AsyncResult<O>> {
     const { job_id } = await this.submit(operation, body);
-    return resultOf(await this.wait(job_id, options), schema);
+    return this.result(operation, await this.wait(job_id, options));
+  }
+
+  /** The result of a finished job of `operation`; JobFailedError when it failed or was cancelled. */
+  result<O extends AsyncOperation>(operation: O, job: JobRecord): Promise<AsyncResult<O>> {
+    return resultOf(job, RESULT_CONTRACTS[operation]);
+  }
+
+  /**
+   * Submits records as import jobs of at most `chunkSize` records each (10,000 at most); a
+   * request the server refuses as too large (413) is split in half and resubmitted.
+   */
+  async submitImport(records: readonly unknown[], options: ImportJobOptions = {}): Promise<JobAccepted[]> {
+    const accepted: JobAccepted[] = [];
+    await sendSplittingTooLarge(records, options.chunkSize, async (chunk) => {
+      accepted.push(await this.submit('import', { records: chunk, overwrite: options.overwrite ?? false }));
+    });
+    return accepted;
   }
 }
 
-/** The result of a finished job, parsed with `schema`; JobFailedError when it has none. */
-export function resultOf<S extends z.ZodType>(job: JobRecord, schema: S): z.infer<S> {
+export interface ImportJobOptions {
+  overwrite?: boolean;
+  /** Records per job (10,000 at most). */
+  chunkSize?: number;
+}
+
+/**
+ * The result of a finished job, parsed with `schema` (a contract or a loader of one, so zod
+ * loads only here); JobFailedError when it has none.
+ */
+export async function resultOf<S extends z.ZodType>(job: JobRecord, schema: SchemaSource<S>): Promise<z.infer<S>> {
   if (job.status !== 'completed') throw new JobFailedError(job);
-  return schema.parse(job.result);
+  const contract = typeof schema === 'function' ? await schema() : schema;
+  return contract.parse(job.result) as z.infer<S>;
 }
 
 export type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
-
-/**
- * Submits records as import jobs of at most `chunkSize` records each (10,000 at most); a
- * request the server refuses as too large (413) is split in half and resubmitted.
- */
-export async function submitImportJobs(
-  jobs: JobsClient,
-  records: unknown[],
-  options: { overwrite?: boolean; chunkSize?: number } = {},
-): Promise<JobAccepted[]> {
-  const chunkSize = Math.min(Math.max(1, options.chunkSize ?? 10_000), 10_000);
-  const accepted: JobAccepted[] = [];
-  const send = async (chunk: unknown[]): Promise<void> => {
-    try {
-      accepted.push(await jobs.submit('import', { records: chunk, overwrite: options.overwrite ?? false }));
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 413 && chunk.length > 1)) throw err;
-      const half = Math.ceil(chunk.length / 2);
-      await send(chunk.slice(0, half));
-      await send(chunk.slice(half));
-    }
-  };
-  for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize));
-  return accepted;
-}
+export { ASYNC_PATHS, type AsyncOperation, type AsyncResult, type AsyncResults } from './async-operations.js';

@@ -1,7 +1,11 @@
-import {
-  BootstrapResponse, IssuedKey, KeyInfo, KeyListResponse, type CreateKeyRequest,
+import type {
+  BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse,
 } from '../contracts/keys.js';
 import type { ServiceClient } from './service-client.js';
+
+// Contracts (and zod) load when a keys answer is first checked, not with the client:
+// `service recall` imports the client and must stay free of zod (commands/registry.ts).
+const contracts = () => import('../contracts/keys.js');
 
 /**
  * Typed calls of the API key endpoints (DB auth mode), on top of ServiceClient.request().
@@ -13,23 +17,23 @@ export class KeysClient {
 
   /** The first owner key, bought with SERVICE_BOOTSTRAP_TOKEN (no API key needed). */
   bootstrap(token: string): Promise<BootstrapResponse> {
-    return this.client.request('POST', '/v1/keys/bootstrap', { body: { token }, schema: BootstrapResponse });
+    return this.client.request('POST', '/v1/keys/bootstrap', { body: { token }, schema: async () => (await contracts()).BootstrapResponse });
   }
 
   create(body: CreateKeyRequest): Promise<IssuedKey> {
-    return this.client.request('POST', '/v1/keys', { body, schema: IssuedKey });
+    return this.client.request('POST', '/v1/keys', { body, schema: async () => (await contracts()).IssuedKey });
   }
 
   list(): Promise<KeyListResponse> {
-    return this.client.request('GET', '/v1/keys', { schema: KeyListResponse });
+    return this.client.request('GET', '/v1/keys', { schema: async () => (await contracts()).KeyListResponse });
   }
 
   revoke(keyId: string): Promise<KeyInfo> {
-    return this.client.request('DELETE', `/v1/keys/${encodeURIComponent(keyId)}`, { schema: KeyInfo });
+    return this.client.request('DELETE', `/v1/keys/${encodeURIComponent(keyId)}`, { schema: async () => (await contracts()).KeyInfo });
   }
 
   rotate(keyId: string): Promise<IssuedKey> {
-    return this.client.request('POST', `/v1/keys/${encodeURIComponent(keyId)}/rotate`, { schema: IssuedKey });
+    return this.client.request('POST', `/v1/keys/${encodeURIComponent(keyId)}/rotate`, { schema: async () => (await contracts()).IssuedKey });
   }
 }
 

@@ -1,8 +1,12 @@
-import {
-  AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, EvolveResponse, FeedbackDecayResponse, FeedbackResponse,
-  type AnalyzeFailuresRequest, type ComposeRequest, type EvaluateRequest, type EvolveRequest,
+import type {
+  AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse,
+  EvolveRequest, EvolveResponse, FeedbackDecayResponse, FeedbackResponse,
 } from '../contracts/llm.js';
 import type { ServiceClient } from './service-client.js';
+
+// Contracts (and zod) load when an LLM answer is first checked, not with the client:
+// `service recall` imports the client and must stay free of zod (commands/registry.ts).
+const contracts = () => import('../contracts/llm.js');
 
 /** GET /v1/feedback query: recurring issues filtered by task type, paged. */
 export interface FeedbackListQuery {
@@ -19,27 +23,27 @@ export class LlmClient {
   constructor(private readonly client: ServiceClient) {}
 
   evaluate(body: EvaluateRequest): Promise<EvaluateResponse> {
-    return this.client.request('POST', '/v1/evaluate', { body, schema: EvaluateResponse });
+    return this.client.request('POST', '/v1/evaluate', { body, schema: async () => (await contracts()).EvaluateResponse });
   }
 
   compose(body: ComposeRequest): Promise<ComposeResponse> {
-    return this.client.request('POST', '/v1/compose', { body, schema: ComposeResponse });
+    return this.client.request('POST', '/v1/compose', { body, schema: async () => (await contracts()).ComposeResponse });
   }
 
   evolve(body: EvolveRequest): Promise<EvolveResponse> {
-    return this.client.request('POST', '/v1/evolve', { body, schema: EvolveResponse });
+    return this.client.request('POST', '/v1/evolve', { body, schema: async () => (await contracts()).EvolveResponse });
   }
 
   analyzeFailures(body: AnalyzeFailuresRequest = {}): Promise<AnalyzeFailuresResponse> {
-    return this.client.request('POST', '/v1/analyze-failures', { body, schema: AnalyzeFailuresResponse });
+    return this.client.request('POST', '/v1/analyze-failures', { body, schema: async () => (await contracts()).AnalyzeFailuresResponse });
   }
 
   feedback(query: FeedbackListQuery = {}): Promise<FeedbackResponse> {
-    return this.client.request('GET', '/v1/feedback', { query: { ...query }, schema: FeedbackResponse });
+    return this.client.request('GET', '/v1/feedback', { query: { ...query }, schema: async () => (await contracts()).FeedbackResponse });
   }
 
   decayFeedback(): Promise<FeedbackDecayResponse> {
-    return this.client.request('POST', '/v1/feedback/decay', { schema: FeedbackDecayResponse });
+    return this.client.request('POST', '/v1/feedback/decay', { schema: async () => (await contracts()).FeedbackDecayResponse });
   }
 }
 

@@ -4,7 +4,13 @@ import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
   MetricsResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
-import { ApiError } from './errors.js';
+import { AnalyticsClient } from './analytics.js';
+import { BillingClient } from './billing.js';
+import { GovernanceClient } from './governance.js';
+import { sendSplittingTooLarge } from './import-chunks.js';
+import { JobsClient } from './jobs.js';
+import { KeysClient } from './keys.js';
+import { LlmClient } from './llm.js';
 import {
   HttpTransport, type HttpMethod, type RequestOptions, type RequestTransport, type RetryPolicy, type StreamedResponse, type StreamOptions,
 } from './transport.js';
@@ -39,6 +45,16 @@ export interface ServiceClientOptions {
   retry?: RetryPolicy;
 }
 
+/** The area clients, each made on first use. */
+interface Areas {
+  jobs: JobsClient;
+  keys: KeysClient;
+  llm: LlmClient;
+  analytics: AnalyticsClient;
+  governance: GovernanceClient;
+  billing: BillingClient;
+}
+
 /** GET /v1/recall takes the recall fields in the query string and is always read-only. */
 export type RecallGetQuery = Omit<RecallRequest, 'readonly'>;
 
@@ -53,17 +69,20 @@ export interface ImportAllOptions {
   onProgress?: (sent: number, total: number) => void;
 }
 
-export const MAX_IMPORT_RECORDS = 10_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
 const RECALL_SHAPE = ['matches', 'has_more', 'next_offset'];
 
 /**
  * Typed client of the service's HTTP API: one method per endpoint, each answer validated with
- * the same zod contract the server uses. Reuses connections (keep-alive); call close() when done.
+ * the same zod contract the server uses. Memory, skills and health calls are methods here;
+ * every other area is a property (`client.jobs`, `client.keys`, `client.llm`,
+ * `client.analytics`, `client.governance` with `.retention`, `client.billing`) sharing this
+ * client's connections. Reuses connections (keep-alive); call close() when done.
  * New endpoints are one-liners on top of `request()`.
  */
 export class ServiceClient {
   private readonly transport: RequestTransport;
+  private areas: Partial<Areas> = {};
 
   constructor(options: ServiceClientOptions) {
     if (options.transport) {
@@ -85,6 +104,36 @@ export class ServiceClient {
   /** The normalised base URL requests go to. */
   get url(): string {
     return this.transport.baseUrl;
+  }
+
+  /** Background jobs: submit, read, list, cancel, wait (docs/behavior.md "Jobs"). */
+  get jobs(): JobsClient {
+    return (this.areas.jobs ??= new JobsClient(this));
+  }
+
+  /** API keys (DB auth mode): bootstrap, create, list, revoke, rotate. */
+  get keys(): KeysClient {
+    return (this.areas.keys ??= new KeysClient(this));
+  }
+
+  /** Evaluate, compose, evolve, analyze failures and the feedback store. */
+  get llm(): LlmClient {
+    return (this.areas.llm ??= new LlmClient(this));
+  }
+
+  /** ROI rollups and raw events. */
+  get analytics(): AnalyticsClient {
+    return (this.areas.analytics ??= new AnalyticsClient(this));
+  }
+
+  /** Export, classification, deletions and `governance.retention`. */
+  get governance(): GovernanceClient {
+    return (this.areas.governance ??= new GovernanceClient(this));
+  }
+
+  /** Plan status, checkout, portal and overage settings. */
+  get billing(): BillingClient {
+    return (this.areas.billing ??= new BillingClient(this));
   }
 
   /** Generic call: any endpoint, answer parsed with `schema`. Throws ApiError / TransportError / ProtocolError. */
@@ -149,26 +198,17 @@ export class ServiceClient {
    * Skipped records are reported with their index in `records`.
    */
   async importAll(records: AnyImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {
-    const chunkSize = Math.min(Math.max(1, options.chunkSize ?? MAX_IMPORT_RECORDS), MAX_IMPORT_RECORDS);
     const totals: ImportResponse = { imported: 0, skipped: 0, total: 0 };
     let sent = 0;
-    const send = async (chunk: AnyImportRecord[], offset: number): Promise<void> => {
-      try {
-        const result = await this.importRecords(chunk, { overwrite: options.overwrite });
-        totals.imported += result.imported;
-        totals.skipped += result.skipped;
-        totals.total += result.total;
-        for (const s of result.skipped_records ?? []) (totals.skipped_records ??= []).push({ ...s, index: s.index + offset });
-        sent += chunk.length;
-        options.onProgress?.(sent, records.length);
-      } catch (err) {
-        if (!(err instanceof ApiError && err.status === 413 && chunk.length > 1)) throw err;
-        const half = Math.ceil(chunk.length / 2);
-        await send(chunk.slice(0, half), offset);
-        await send(chunk.slice(half), offset + half);
-      }
-    };
-    for (let i = 0; i < records.length; i += chunkSize) await send(records.slice(i, i + chunkSize), i);
+    await sendSplittingTooLarge(records, options.chunkSize, async (chunk, offset) => {
+      const result = await this.importRecords(chunk, { overwrite: options.overwrite });
+      totals.imported += result.imported;
+      totals.skipped += result.skipped;
+      totals.total += result.total;
+      for (const s of result.skipped_records ?? []) (totals.skipped_records ??= []).push({ ...s, index: s.index + offset });
+      sent += chunk.length;
+      options.onProgress?.(sent, records.length);
+    });
     return totals;
   }
 

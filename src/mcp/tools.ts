@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LlmClient } from '../client/llm.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { PatternKey } from '../contracts/common.js';
 import {
@@ -134,7 +133,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       pattern_key: 'record the median against this stored pattern',
     },
     hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    run: (client, args) => new LlmClient(client).evaluate(asBody(args)),
+    run: (client, args) => client.llm.evaluate(asBody(args)),
     render: renderEvaluate,
   }),
   define({
@@ -147,7 +146,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: ComposeResponse,
     fields: { task: 'the larger task to break down' },
     hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    run: (client, args) => new LlmClient(client).compose(asBody(args)),
+    run: (client, args) => client.llm.compose(asBody(args)),
     render: renderCompose,
   }),
   define({
@@ -160,7 +159,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: FeedbackResponse,
     fields: { task_type: 'only feedback for this task type', limit: 'items to return (1-100)', offset: 'skip this many (paging)' },
     hints: READ,
-    run: (client, args) => new LlmClient(client).feedback(asBody(args)),
+    run: (client, args) => client.llm.feedback(asBody(args)),
     render: renderFeedback,
   }),
   define({
@@ -174,7 +173,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: AnalyzeFailuresResponse,
     fields: { min_count: 'only clusters seen at least this many times' },
     hints: READ,
-    run: (client, args) => new LlmClient(client).analyzeFailures(asBody(args)),
+    run: (client, args) => client.llm.analyzeFailures(asBody(args)),
     render: renderAnalyzeFailures,
   }),
   define({

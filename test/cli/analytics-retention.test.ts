@@ -1,5 +1,6 @@
 /**
- * `service analytics …` and `service retention …` run in-process through main() against a
+ * `service analytics …` and `service governance retention …` (and its old name `service
+ * retention …`) run in-process through main() against a
  * real listening server (HTTP over loopback), checking stdout, stderr and exit codes.
  */
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ const DAY = 86_400_000;
 const T0 = new Date('2025-02-01T00:00:00.000Z');
 const ADMIN = 'db.admin.acme.web';
 const ENV_ADMIN = 'env.admin.acme.*';
+const RETENTION = ['governance', 'retention'];
 
 describe('analytics and retention commands', () => {
   const clock = new ManualClock(new Date(T0));
@@ -68,30 +70,49 @@ describe('analytics and retention commands', () => {
     expect((await run(['analytics', 'rollup', 'monthly'])).code).toBe(2);
   });
 
-  it('retention get / set / apply --dry-run / apply', async () => {
-    const got = await run(['retention', 'get']);
+  it('governance retention get / set / apply --dry-run / apply', async () => {
+    const got = await run([...RETENTION, 'get']);
     expect(got.code).toBe(0);
     expect(JSON.parse(got.stdout)).toEqual({ retention_days: 365, source: 'default' });
 
-    const set = await run(['retention', 'set', '30']);
+    const set = await run([...RETENTION, 'set', '30']);
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout)).toEqual({ retention_days: 30, source: 'project' });
-    expect((await run(['retention', 'set', '0'])).code).toBe(2);
+    expect((await run([...RETENTION, 'set', '0'])).code).toBe(2);
 
-    const refused = await run(['retention', 'set', '30'], ENV_ADMIN);
+    const refused = await run([...RETENTION, 'set', '30'], ENV_ADMIN);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/DB auth/);
 
     clock.set(new Date(T0.getTime() + 2 * DAY).toISOString());
-    const dry = await run(['retention', 'apply', '--dry-run']);
+    const dry = await run([...RETENTION, 'apply', '--dry-run']);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toEqual({ purged_count: 1, dry_run: true });
-    const real = await run(['retention', 'apply', '--yes']);
+    const real = await run([...RETENTION, 'apply', '--yes']);
     expect(JSON.parse(real.stdout)).toEqual({ purged_count: 1, dry_run: false });
     expect(await t.app.deps.storage.patterns.count({ tenant_id: 'acme', project_id: 'web' })).toBe(1);
 
-    expect((await run(['retention', 'get'], ADMIN, true)).stdout).toBe("30 days after last update (this project's setting)\n");
-    const inherit = await run(['retention', 'set', 'inherit']);
+    expect((await run([...RETENTION, 'get'], ADMIN, true)).stdout).toBe("30 days after last update (this project's setting)\n");
+    const inherit = await run([...RETENTION, 'set', 'inherit']);
     expect(JSON.parse(inherit.stdout)).toEqual({ retention_days: 365, source: 'default' });
+  });
+
+  it('the old name `service retention …` still runs the same commands, hidden from --help', async () => {
+    const viaAlias = await run(['retention', 'set', '45']);
+    expect(viaAlias.code).toBe(0);
+    expect(JSON.parse(viaAlias.stdout)).toEqual({ retention_days: 45, source: 'project' });
+    expect(JSON.parse((await run([...RETENTION, 'get'])).stdout)).toEqual({ retention_days: 45, source: 'project' });
+    expect(JSON.parse((await run(['retention'])).stdout)).toEqual({ retention_days: 45, source: 'project' });
+    expect(JSON.parse((await run(['retention', 'apply', '--dry-run'])).stdout)).toEqual({ purged_count: 0, dry_run: true });
+    expect((await run(['retention', 'set', 'inherit'])).code).toBe(0);
+
+    const help = async (args: string[]) => {
+      const { io, stdout } = fakeIo({ env: { noColor: true } });
+      expect(await main(['node', 'service', ...args, '--help'], io)).toBe(0);
+      return stdout.text;
+    };
+    expect(await help([])).toMatch(/^ {2}governance\b/m);
+    expect(await help([])).not.toMatch(/^ {2}retention\b/m);
+    expect(await help(['governance'])).toMatch(/^ {2}retention\b/m);
   });
 });

@@ -106,7 +106,15 @@ describe('shell conveniences', () => {
     ]).stdout.toString().trim();
     expect(complete(['service', 'pat'])).toBe('patterns');
     expect(complete(['service', 'keys', 're'])).toBe('revoke');
-    expect(complete(['service', 'retention', 'apply', '--dr'])).toBe('--dry-run');
+    expect(complete(['service', 'governance', 're'])).toBe('retention');
+    expect(complete(['service', 'governance', 'retention', 'apply', '--dr'])).toBe('--dry-run');
+    // Flags and their values before the command path do not hide it.
+    expect(complete(['service', '--env-file', 'x.env', 'keys', 'revoke', '--y'])).toBe('--yes');
+    // The old `retention` name still runs but is not offered.
+    const topLevel = /^ {4}""\) opts="([^"]*)"/m.exec(res.stdout)?.[1].split(' ');
+    expect(topLevel).toContain('governance');
+    expect(topLevel).not.toContain('retention');
+    expect(res.stdout).not.toMatch(/^ {4}"retention/m);
     for (const shell of ['zsh', 'fish']) {
       const other = await runCli(['completion', shell]);
       expect(other.code).toBe(0);

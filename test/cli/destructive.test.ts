@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('destructive commands', () => {
   it.each([
     [['aging'], 'refusing to age patterns'],
-    [['retention', 'apply'], 'refusing to delete the patterns past retention'],
+    [['governance', 'retention', 'apply'], 'refusing to delete the patterns past retention'],
     [['keys', 'revoke', 'k-1'], 'refusing to revoke k-1'],
   ])('%j refuses without --yes and without a terminal (exit 2), before any request', async (args, message) => {
     for (const env of [{}, { CI: 'true' }]) {
@@ -64,8 +64,8 @@ describe('destructive commands', () => {
     expect(JSON.parse(real.stdout)).toMatchObject({ aged: counted.aged, pruned: 0, remaining: 2, dry_run: false });
   });
 
-  it('retention apply --dry-run needs no confirmation', async () => {
-    const res = await cli(['retention', 'apply', '--dry-run']);
+  it('governance retention apply --dry-run needs no confirmation', async () => {
+    const res = await cli(['governance', 'retention', 'apply', '--dry-run']);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ purged_count: 0, dry_run: true });
   });

@@ -108,7 +108,7 @@ describe('service CLI with background jobs', () => {
     expect((await cli(['evaluate', '--batch', '-', '--async'])).code).toBe(2);
     const rollup = JSON.parse((await cli(['analytics', 'rollup', 'daily', '--async', '--json'])).stdout) as { job_id: string };
     expect(JSON.parse((await cli(['jobs', 'wait', rollup.job_id, '--json'])).stdout)).toMatchObject({ operation: 'analytics_rollup', status: 'completed', result: { window: 'daily' } });
-    const retention = await cli(['retention', 'apply', '--dry-run', '--wait', '--json']);
+    const retention = await cli(['governance', 'retention', 'apply', '--dry-run', '--wait', '--json']);
     expect(JSON.parse(retention.stdout)).toEqual({ purged_count: 0, dry_run: true });
 
     // A person at a terminal: a spinner while waiting, then the usual human rendering.

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
@@ -14,6 +14,7 @@ import { startServer, type ServerHandle } from '../support/server.js';
  * module hook records every ESM module the process resolves and, at exit, every built-in
  * module it loaded: `--version` and `recall` must not touch the server, zod, the model
  * runtime, pg or the LLM SDKs, and recall must not load HTTP/2 or TLS (undici's h2 half).
+ * The package's client entry, imported by a library user, loads no zod either.
  * (Speed itself is measured by `npm run bench -- --cli`.)
  */
 let server: ServerHandle;
@@ -48,7 +49,7 @@ interface Loaded {
 }
 
 function loadedBy(args: string[]): Loaded {
-  const res = spawnSync(process.execPath, ['--import', hook, BIN, ...args], { env: childEnv(), encoding: 'utf8' });
+  const res = spawnSync(process.execPath, ['--import', hook, ...args], { env: childEnv(), encoding: 'utf8' });
   expect(res.status, res.stderr).toBe(0);
   const lines = res.stderr.split('\n');
   const urls = lines.filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7));
@@ -62,6 +63,10 @@ function loadedBy(args: string[]): Loaded {
   return { sources, builtins };
 }
 
+const cli = (args: string[]) => loadedBy([BIN, ...args]);
+/** The built public entry of the package (what `import … from 'agent-memory-service'` loads). */
+const CLIENT_ENTRY = pathToFileURL(join(dirname(BIN), '..', 'dist', 'src', 'client', 'index.js')).href;
+
 const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|(^|\/)server\/|\/src\/(adapters|services|contracts)\//;
 const commandFiles = (sources: string[]) => sources.filter((s) => /(^|\/)commands\/[a-z-]+\.js$/.test(s)).map((s) => s.split('/').pop()).sort();
 
@@ -72,18 +77,32 @@ describe('what a command loads', () => {
   });
 
   it('--version loads neither commander nor any command', () => {
-    const { sources } = loadedBy(['--version']);
+    const { sources } = cli(['--version']);
     expect(sources.filter((u) => HEAVY.test(u))).toEqual([]);
     expect(sources.some((s) => s.includes('node_modules/commander/'))).toBe(false);
     expect(commandFiles(sources)).toEqual(['entry.js']);
   });
 
   it('recall against a running server loads neither zod nor the server, pg, the model or HTTP/2', () => {
-    const { sources, builtins } = loadedBy(['recall', 'parse a CSV file', '--readonly', '--url', server.url]);
+    const { sources, builtins } = cli(['recall', 'parse a CSV file', '--readonly', '--url', server.url]);
     expect(sources.filter((u) => HEAVY.test(u))).toEqual([]);
     expect(commandFiles(sources)).toContain('recall.js');
     expect(commandFiles(sources)).not.toContain('learn.js');
     expect(builtins).toContain('net');
     expect(builtins.filter((b) => ['http2', 'tls', 'crypto', 'readline'].includes(b))).toEqual([]);
+  });
+
+  it('the client\'s public entry loads no zod, with every area reached and a request made', () => {
+    const script = `
+      const { ServiceClient } = await import(${JSON.stringify(CLIENT_ENTRY)});
+      const client = new ServiceClient({ url: ${JSON.stringify(server.url)}, responseCheck: 'shape' });
+      for (const area of [client.jobs, client.keys, client.llm, client.analytics, client.governance, client.governance.retention, client.billing]) {
+        if (typeof area !== 'object') throw new Error('missing area');
+      }
+      await client.recall({ task: 'parse a CSV file', readonly: true });
+      await client.close();`;
+    const { sources } = loadedBy(['--input-type=module', '-e', script]);
+    expect(sources.some((u) => u.endsWith('/dist/src/client/index.js'))).toBe(true);
+    expect(sources.filter((u) => HEAVY.test(u))).toEqual([]);
   });
 });

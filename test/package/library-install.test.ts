@@ -12,7 +12,8 @@ import { startServer, type TestServer } from '../api/helpers.js';
  * SLOW (about a minute on a busy 2-core box; its own file so it can be left out): what a
  * library user gets. Packs this package, installs the tarball into a scratch folder OFFLINE
  * (npm cache only, optional dependencies omitted), type-checks a script that imports only
- * the public entry against the installed declarations, and runs it against a live server.
+ * the public entry against the installed declarations, and runs it against a live server,
+ * reaching every client area (jobs, keys, llm, analytics, governance, billing) through it.
  *
  * The scratch lockfile is this repository's, minus devDependencies: npm's offline mode has
  * the package tarballs in its cache (from `npm ci`) but not the registry's metadata that a
@@ -99,10 +100,23 @@ describe('library install (slow: packs and installs the package)', () => {
 
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: scratch });
     const { stdout } = await run(process.execPath, [join(scratch, 'out/use-client.js'), url], { cwd: scratch });
-    const result = JSON.parse(stdout) as { health: string; stored: string | null; best: string | null; rejected: number | null };
+    const result = JSON.parse(stdout) as { health: string; stored: string | null; best: string | null; rejected: number | null; areas: unknown };
     expect(result.health).toBe('ok');
     expect(result.stored).toMatch(/^patterns\//);
     expect(result.best).toBe(result.stored);
     expect(result.rejected).toBe(422);
+    // Every area through the one ServiceClient: jobs (a job waited for, its result checked
+    // with the contract the installed package loads), keys (dev auth: NotFoundError), llm,
+    // analytics, governance with its retention, billing.
+    expect(result.areas).toEqual({
+      jobs: 0,
+      aging_dry_run: true,
+      keys: 'not found',
+      feedback: 0,
+      events: 2,
+      retention_days: 365,
+      exported: 1,
+      plan: 'sandbox',
+    });
   }, 300_000);
 });

@@ -30,6 +30,23 @@ describe('layer rule', () => {
     expect(await eslint.isPathIgnored(files[0])).toBe(true);
   });
 
+  it('commands reach src/client only through its public entry, in every import form', async () => {
+    const lint = async (text: string, file = 'commands/probe.ts') =>
+      (await eslint.lintText(text, { filePath: join(ROOT, file) }))[0].messages.filter((m) => m.ruleId === 'project/layers').map((m) => m.message);
+    expect(await lint("export { ServiceClient } from '../src/client/index.js';\n")).toEqual([]);
+    for (const text of [
+      "export { JobsClient } from '../src/client/jobs.js';\n",
+      "export type { ApiError } from '../src/client/errors.js';\n",
+      "export const later = () => import('../src/client/service-client.js');\n",
+      "export type Pool = import('../src/client/undici-pool.js').LightPool;\n",
+    ]) {
+      expect(await lint(text), text).toEqual([expect.stringContaining('commands use the public client: import from src/client/index.js')]);
+    }
+    // The rule is about commands: the client's own files and the MCP layer keep their direct imports.
+    expect(await lint("export { JobsClient } from './jobs.js';\n", 'src/client/probe.ts')).toEqual([]);
+    expect(await lint("export { LlmClient } from '../client/llm.js';\n", 'src/mcp/probe.ts')).toEqual([]);
+  });
+
   it.each(files.map((f) => [relative(FIXTURES, f).split(sep).join('/'), f]))('%s', async (virtualPath, file) => {
     const text = await readFile(file, 'utf8');
     const expected = /^\/\/ expect: (.+)$/m.exec(text)?.[1];
