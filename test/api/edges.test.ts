@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/adapters/logging/logger.js';
-import { ManualClock, learnBody, patchedJsonStorage, startServer, type TestServer } from './helpers.js';
+import { ManualClock, learnBody, patchedJsonStorage, serversClosedAfterEach } from './helpers.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length) await servers.pop()?.close();
-});
-async function start(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const t = await startServer(...args);
-  servers.push(t);
-  return t;
-}
+const start = serversClosedAfterEach();
 
 describe('request ids and unknown routes', () => {
   it('echoes a safe X-Request-Id, mints one otherwise, and 404s unknown routes with it', async () => {

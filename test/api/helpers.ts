@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../server/app.js';
 import { createApp, type App } from '../../src/app.js';
@@ -62,6 +63,22 @@ export async function startServer(env: Env = {}, overrides: Partial<ServiceDeps>
       await app.close();
       await rm(dataPath, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * startServer for one test file: call it at the file's top level; every server the returned
+ * function starts is closed after each test (so a failing test leaks no server or data dir).
+ */
+export function serversClosedAfterEach(): (...args: Parameters<typeof startServer>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    while (servers.length) await servers.pop()?.close();
+  });
+  return async (...args) => {
+    const t = await startServer(...args);
+    servers.push(t);
+    return t;
   };
 }
 

@@ -1,17 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StaticEmbedder } from '../../src/adapters/embeddings/static.js';
 import type { Embedder } from '../../src/ports/embedder.js';
-import { MODEL_PATH, ManualClock, learnBody, startServer, type TestServer } from './helpers.js';
+import { MODEL_PATH, ManualClock, learnBody, serversClosedAfterEach } from './helpers.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length) await servers.pop()?.close();
-});
-async function start(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const t = await startServer(...args);
-  servers.push(t);
-  return t;
-}
+const start = serversClosedAfterEach();
 
 const WEEK = 7 * 24 * 3600 * 1000;
 

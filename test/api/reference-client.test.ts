@@ -3,18 +3,10 @@
  * recency fields, skills with `required` and `registered`, body-less POSTs with a JSON content
  * type. Unknown fields are still refused with 422.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, learnBody, startServer, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, learnBody, type TestServer, serversClosedAfterEach } from './helpers.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length) await servers.pop()?.close();
-});
-async function start(...args: Parameters<typeof startServer>): Promise<TestServer> {
-  const t = await startServer(...args);
-  servers.push(t);
-  return t;
-}
+const start = serversClosedAfterEach();
 
 const DAY = 86_400_000;
 

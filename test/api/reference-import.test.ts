@@ -3,19 +3,11 @@
  * of both shapes, unknown versions and foreign keys skipped with a reason, never a 500.
  */
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { serversClosedAfterEach } from './helpers.js';
 import { accepted, pollJob } from './jobs-support.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length) await servers.pop()?.close();
-});
-async function start(): Promise<TestServer> {
-  const t = await startServer();
-  servers.push(t);
-  return t;
-}
+const start = serversClosedAfterEach();
 
 const FIXTURE = new URL('../fixtures/reference/export-v1.json', import.meta.url);
 const REF_KEY = 'patterns/3f2a9c1b_1731000000000_aB3-xY';
