@@ -1,3 +1,4 @@
+import { inBatches } from '../core/batches.js';
 import { sameEmbeddingModel } from '../core/embedding-model.js';
 import { clusterWithoutNul, patternWithoutNul, withoutNul } from '../core/storable-text.js';
 import type { EmbeddingInfo, PatternRecord, Scope } from '../core/types.js';
@@ -110,15 +111,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
   };
 
   for (const scope of scopes) {
-    let batch: PatternRecord[] = [];
-    for await (const p of source.patterns.iterate(scope)) {
-      batch.push(p);
-      if (batch.length === BATCH_SIZE) {
-        await copyBatch(scope, batch);
-        batch = [];
-      }
-    }
-    if (batch.length > 0) await copyBatch(scope, batch);
+    for await (const batch of inBatches(source.patterns.iterate(scope), BATCH_SIZE)) await copyBatch(scope, batch);
     const clusters = await source.feedback.list(scope);
     if (clusters.length > 0) await target.feedback.upsert(scope, clusters.map(clusterWithoutNul));
     report.feedback += clusters.length;

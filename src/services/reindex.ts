@@ -1,3 +1,4 @@
+import { inBatches } from '../core/batches.js';
 import type { PatternRecord, Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import type { ServiceDeps } from './deps.js';
@@ -30,15 +31,7 @@ export async function reindex(
   };
 
   for (const scope of scopes) {
-    let batch: PatternRecord[] = [];
-    for await (const pattern of storage.patterns.iterate(scope)) {
-      batch.push(pattern);
-      if (batch.length === BATCH_SIZE) {
-        await embedBatch(scope, batch);
-        batch = [];
-      }
-    }
-    if (batch.length > 0) await embedBatch(scope, batch);
+    for await (const batch of inBatches(storage.patterns.iterate(scope), BATCH_SIZE)) await embedBatch(scope, batch);
   }
 
   const info = embedder.info;
