@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { JOB_STATUSES } from '../core/vocabulary.js';
 import { queryInt } from './common.js';
 
 /** Wire schemas of docs/behavior.md "Jobs" and of the 202 answer to `Prefer: respond-async`. */
 
-export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
+export const JobStatus = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatus>;
 
 /** 202 body of an operation called with `Prefer: respond-async` (plus `Location: /v1/jobs/<id>`). */

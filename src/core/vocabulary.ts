@@ -12,6 +12,9 @@ export const ROLES = ['reader', 'editor', 'admin', 'owner'] as const;
 
 export const ROLLUP_WINDOWS = ['hourly', 'daily', 'weekly'] as const;
 
+/** A background job's states: pending → running → completed | failed, and pending → cancelled. */
+export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+
 /** Bounds of a retention setting, in days (about a hundred years at most). */
 export const MIN_RETENTION_DAYS = 1;
 export const MAX_RETENTION_DAYS = 36_500;

@@ -1,3 +1,4 @@
+import type { JobRecord, JobStatus } from '../contracts/jobs.js';
 import type { Scope } from '../core/types.js';
 
 /**
@@ -5,22 +6,8 @@ import type { Scope } from '../core/types.js';
  * States: pending → running → completed | failed, and pending → cancelled.
  * Times are ISO-8601 strings supplied by the caller (the worker's Clock), so tests set them.
  */
-export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-/** The record callers see (GET /v1/jobs/{id}); `result` is the synchronous response body. */
-export interface JobRecord {
-  job_id: string;
-  operation: string;
-  status: JobStatus;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  /** Times a worker has started it (a restart-interrupted job is retried once). */
-  attempts: number;
-  result: unknown;
-  error: string | null;
-}
+/** A job's state and the record callers see (GET /v1/jobs/{id}), as the contract defines them. */
+export type { JobRecord, JobStatus };
 
 /** The record as stored: plus its scope, its input and the worker bookkeeping. */
 export interface StoredJob extends JobRecord {
