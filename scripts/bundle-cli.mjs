@@ -27,20 +27,39 @@ const keepPackagesOutside = {
   },
 };
 
-// undici's client requires its HTTP/2 half at load, which pulls node:http2, node:tls and
-// node:crypto (about 40 built-in modules) into every CLI call. We never offer h2 (allowH2 is
-// off), so the bundle requires it on first use instead. If a new undici changes that line, the
-// build fails here rather than silently losing the saving.
-const H2_REQUIRE = "const connectH2 = require('./client-h2.js')";
-const lazyUndiciH2 = {
-  name: 'lazy-undici-h2',
+/**
+ * Source edits that defer a package's require() of something the CLI's common path never
+ * uses. Each names the exact line it replaces: if a new version of the package changes that
+ * line, the build fails here rather than silently losing the saving.
+ */
+const DEFERRED_REQUIRES = [
+  {
+    // undici's client loads its HTTP/2 half at once, which pulls node:http2, node:tls and
+    // node:crypto (about 40 built-in modules) into every call. We never offer h2 (allowH2 is
+    // off), so it is required on first use instead.
+    file: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    line: "const connectH2 = require('./client-h2.js')",
+    lazy: "let h2Impl; const connectH2 = (...a) => (h2Impl ??= require('./client-h2.js'))(...a)",
+  },
+  {
+    // commander spawns a process only for stand-alone executable subcommands, which this CLI
+    // does not have; node:child_process (with node:dgram and node:net's socket list) waits for it.
+    file: /commander[\\/]lib[\\/]command\.js$/,
+    line: "const childProcess = require('node:child_process');",
+    lazy: "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+  },
+];
+
+const deferRequires = {
+  name: 'defer-requires',
   setup(b) {
-    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(H2_REQUIRE)) throw new Error(`undici's client.js no longer contains "${H2_REQUIRE}": update scripts/bundle-cli.mjs`);
-      const lazy = 'let h2Impl; const connectH2 = (...a) => (h2Impl ??= require(\'./client-h2.js\'))(...a)';
-      return { contents: source.replace(H2_REQUIRE, lazy), loader: 'js' };
-    });
+    for (const edit of DEFERRED_REQUIRES) {
+      b.onLoad({ filter: edit.file }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes(edit.line)) throw new Error(`${args.path} no longer contains "${edit.line}": update scripts/bundle-cli.mjs`);
+        return { contents: source.replace(edit.line, edit.lazy), loader: 'js' };
+      });
+    }
   },
 };
 
@@ -57,7 +76,7 @@ export async function bundleCli(root) {
     metafile: true,
     // Bundled CommonJS (undici, commander) calls require() for built-ins; ESM has none.
     banner: { js: "import { createRequire as __cliRequire } from 'node:module'; const require = __cliRequire(import.meta.url);" },
-    plugins: [keepPackagesOutside, lazyUndiciH2],
+    plugins: [keepPackagesOutside, deferRequires],
   });
   const chunks = {};
   for (const [file, output] of Object.entries(result.metafile.outputs)) {

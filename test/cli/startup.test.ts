@@ -13,7 +13,8 @@ import { startServer, type ServerHandle } from '../support/server.js';
  * dist/cli (scripts/bundle-cli.mjs), whose meta.json says which sources each chunk holds. A
  * module hook records every ESM module the process resolves and, at exit, every built-in
  * module it loaded: `--version` and `recall` must not touch the server, zod, the model
- * runtime, pg or the LLM SDKs, and recall must not load HTTP/2 or TLS (undici's h2 half).
+ * runtime, pg or the LLM SDKs, and recall must not load HTTP/2 or TLS (undici's h2 half) nor
+ * child_process (commander's executable subcommands).
  * The package's client entry, imported by a library user, loads no zod either.
  * (Speed itself is measured by `npm run bench -- --cli`.)
  */
@@ -89,7 +90,7 @@ describe('what a command loads', () => {
     expect(commandFiles(sources)).toContain('recall.js');
     expect(commandFiles(sources)).not.toContain('learn.js');
     expect(builtins).toContain('net');
-    expect(builtins.filter((b) => ['http2', 'tls', 'crypto', 'readline'].includes(b))).toEqual([]);
+    expect(builtins.filter((b) => ['http2', 'tls', 'crypto', 'readline', 'child_process'].includes(b))).toEqual([]);
   });
 
   it('the client\'s public entry loads no zod, with every area reached and a request made', () => {
