@@ -59,9 +59,23 @@ export interface PatternRepository {
   /**
    * (+, optional) Writes one import batch atomically: every pattern (inserted with its first
    * eval observation, or replacing the stored one when `replace`) or none of them. Import uses
-   * it when offered, so a failure mid-batch leaves nothing of that batch behind.
+   * it when offered, so a failure mid-batch leaves nothing of that batch behind. With a
+   * tenant quota, the batch's new patterns are checked against it in the same atomic step.
    */
-  writeBatch?(scope: Scope, writes: BatchWrite[]): Promise<void>;
+  writeBatch?(scope: Scope, writes: BatchWrite[], tenantQuota?: TenantPatternQuota | null): Promise<void>;
+}
+
+/**
+ * The plan's limit on the patterns of a whole tenant (docs/behavior.md "Billing"), given to the
+ * writes that add patterns so the store checks it in the same atomic step as the insert:
+ * concurrent writes in different projects of one tenant (each under its own scope lock) can
+ * never together pass it. A write that would is refused with QuotaExceededError('patterns',
+ * current, limit, reset_date) and writes nothing.
+ */
+export interface TenantPatternQuota {
+  limit: number;
+  /** The refusal's reset_date (`YYYY-MM-DD`). */
+  reset_date: string;
 }
 
 /** One pattern of an atomic import batch. */
@@ -200,6 +214,8 @@ export interface LearnRecord {
   /** Time of the learn (the observation's time). */
   at: string;
   event: RoiEvent;
+  /** Billing's tenant quota: an insert that would pass it writes nothing of the learn. */
+  tenant_quota?: TenantPatternQuota | null;
 }
 
 /**
@@ -241,7 +257,8 @@ export interface Storage {
    * journal line), so a failure or crash never leaves a pattern without its eval observation,
    * nor counters or an ROI event of a learn that did not happen. An insert whose id exists is
    * a ConflictError; a replace or keep of a pattern deleted meanwhile writes no pattern and no
-   * observation, and still counts the run.
+   * observation, and still counts the run. An insert that would pass `tenant_quota` is a
+   * QuotaExceededError (replace and keep add no pattern and are never refused).
    */
   recordLearn(scope: Scope, record: LearnRecord): Promise<void>;
   /** A real round trip to the backing store (deep health); throws when it is down. */

@@ -11,6 +11,7 @@ import { patternContract } from './storage.contract.patterns.js';
 import { repositoryContract } from './storage.contract.repos.js';
 import { governanceContract } from './storage.contract.governance.js';
 import { learnContract } from './storage.contract.learn.js';
+import { quotaContract } from './storage.contract.quota.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -35,5 +36,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     repositoryContract(() => storage);
     governanceContract(() => storage);
     learnContract(() => storage);
+    quotaContract(() => storage);
   });
 }

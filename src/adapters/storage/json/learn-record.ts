@@ -4,6 +4,7 @@ import { assertPatternId } from './ids.js';
 import type { JournalOp } from './journal-ops.js';
 import type { ScopeRegistry } from './scope-registry.js';
 import { assertDimension } from './patterns-repo.js';
+import { assertTenantRoom } from './tenant-quota.js';
 import { assertVector, encodeVector, normalized } from './vector-codec.js';
 
 /**
@@ -11,7 +12,8 @@ import { assertVector, encodeVector, normalized } from './vector-codec.js';
  * the run counter and the ROI event are durable together or not at all. A crash cuts a torn
  * line off on replay, and a failed append reloads the scope from disk (scope-store.ts), so no
  * reader ever sees a pattern without its observation. Everything that could refuse the learn
- * is checked in `prepare`, before anything is applied.
+ * is checked in `prepare`, before anything is applied: the tenant's pattern quota too, so
+ * learns in the tenant's other projects cannot slip in between its count and the insert.
  */
 export function createLearnRecorder(registry: ScopeRegistry): Storage['recordLearn'] {
   return async (scope, record) => {
@@ -31,6 +33,7 @@ export function createLearnRecorder(registry: ScopeRegistry): Storage['recordLea
       if (write.op === 'insert') {
         if (exists) throw new ConflictError(`pattern ${id} already exists`);
         assertDimension(store, unit!);
+        assertTenantRoom(registry, scope.tenant_id, record.tenant_quota, 1);
         ops.push({ op: 'put', p: { ...write.pattern }, v: encodeVector(unit!) });
       } else if (write.op === 'replace' && exists) {
         ops.push({ op: 'put', p: { ...write.pattern } });

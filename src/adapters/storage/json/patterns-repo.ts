@@ -4,6 +4,7 @@ import type { PatternRepository } from '../../../ports/storage.js';
 import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
 import type { ScopeStore } from './scope-store.js';
+import { assertTenantRoom } from './tenant-quota.js';
 import { assertVector, encodeVector, normalized } from './vector-codec.js';
 import type { JournalOp } from './journal-ops.js';
 
@@ -58,7 +59,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       });
     },
 
-    async writeBatch(scope, writes) {
+    async writeBatch(scope, writes, tenantQuota) {
       if (writes.length === 0) return;
       const units = writes.map(({ record, vector }) => {
         assertPatternId(record?.id);
@@ -70,14 +71,20 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       await store.mutate(() => {
         const ops: JournalOp[] = [];
         const written = new Set<string>();
+        let inserted = 0;
         for (const [i, { record }] of writes.entries()) {
           assertDimension(store, units[i]);
           if (units[i].length !== units[0].length) throw new Error('one import batch holds vectors of different dimensions');
           const exists = store.state.patterns.has(record.id) || written.has(record.id);
           ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
-          if (!exists) ops.push({ op: 'eval', id: record.id, s: record.eval_score, at: record.updated_at });
+          if (!exists) {
+            ops.push({ op: 'eval', id: record.id, s: record.eval_score, at: record.updated_at });
+            inserted++;
+          }
           written.add(record.id);
         }
+        // In the same synchronous step as the apply: no other project's write comes between.
+        assertTenantRoom(registry, scope.tenant_id, tenantQuota, inserted);
         return { op: { op: 'batch', ops } };
       });
     },

@@ -5,6 +5,7 @@ import { roiEventValues, trimAfterAppend } from './global.js';
 import { INSERT_PATTERN_SQL, insertPatternParams, REPLACE_PATTERN_SQL, replacePatternParams } from './patterns.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { RUN_COUNTER_SQL, runCounterParams } from './scoped.js';
+import { lockTenantQuota } from './tenant-quota.js';
 
 // Observations belong to a pattern: one deleted since learn found it gets none (no orphans).
 const EVAL_SQL = `INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at)
@@ -21,6 +22,8 @@ const ROI_EVENT_SQL = 'INSERT INTO roi_events (tenant_id, project_id, at, kind, 
  * Locks: the pattern row first, the scope's counter row after it, as recall's statement does
  * (recall-record.ts), so a learn and a recall can wait for each other but never deadlock.
  * Concurrent identical learns are serialised before this by the scope lock (withScopeLock).
+ * An insert with a tenant quota takes the tenant's quota lock before all of these
+ * (tenant-quota.ts): learns in other projects of the tenant hold other scope locks.
  */
 export function createLearnRecorder(db: Db, stats: PlannerStatistics, logger: Logger): Storage['recordLearn'] {
   return async (scope, record) => {
@@ -32,6 +35,7 @@ export function createLearnRecorder(db: Db, stats: PlannerStatistics, logger: Lo
       : write.op === 'replace' ? { sql: REPLACE_PATTERN_SQL, params: replacePatternParams(scope, write.pattern) }
       : null;
     const { written, eventId } = await db.tx('learn.record', async (q) => {
+      await lockTenantQuota(q, scope.tenant_id, record.tenant_quota, write.op === 'insert' ? 1 : 0);
       const res = patternStatement ? await q.query(patternStatement.sql, patternStatement.params) : null;
       await q.query(EVAL_SQL, [scope.tenant_id, scope.project_id, id, record.eval_score, record.at]);
       await q.query(RUN_COUNTER_SQL, runCounterParams(scope, record.eval_score));

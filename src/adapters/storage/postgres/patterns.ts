@@ -4,6 +4,7 @@ import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { iso, parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
+import { lockTenantQuota } from './tenant-quota.js';
 import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
@@ -89,10 +90,11 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       return res.rows.map(rowToPattern);
     },
 
-    async writeBatch(scope, writes) {
+    async writeBatch(scope, writes, tenantQuota) {
       if (writes.length === 0) return;
       // One transaction: a failure at any row rolls back the whole batch (issue 18, 3).
       await db.tx('patterns.writeBatch', async (q) => {
+        await lockTenantQuota(q, scope.tenant_id, tenantQuota, writes.filter((w) => !w.replace).length);
         for (const { record, vector, replace } of writes) {
           if (replace) {
             await q.query(
