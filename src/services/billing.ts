@@ -10,6 +10,7 @@ import type { BillingRepository } from '../ports/billing.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/observability.js';
 import type { PaymentProcessor } from '../ports/payments.js';
+import type { TenantPatternQuota } from '../ports/storage.js';
 
 export interface BillingDeps {
   config: Config;
@@ -66,13 +67,25 @@ export class Billing {
     };
   }
 
-  /** Learn (adding 1) and import (adding its new records): 429 when the tenant would pass its pattern quota. */
-  async checkPatterns(scope: Scope, adding: number): Promise<void> {
-    if (!this.enabled || adding <= 0) return;
-    const limit = PLANS[(await this.account(scope.tenant_id)).plan_tier].patterns;
-    if (limit === null) return;
+  /** The tenant's pattern quota, or null when nothing limits it (billing off, or a plan without a limit). */
+  async patternQuota(tenantId: string): Promise<TenantPatternQuota | null> {
+    if (!this.enabled) return null;
+    const limit = PLANS[(await this.account(tenantId)).plan_tier].patterns;
+    return limit === null ? null : { limit, reset_date: resetDate(this.deps.clock.now()) };
+  }
+
+  /**
+   * Learn (adding 1) and import (adding its new records): 429 when the tenant would pass its
+   * pattern quota. This early check is a fast refusal only: learns in other projects of the
+   * tenant run under other scope locks, so the quota it returns goes with the writes, which
+   * the storage checks again atomically with the insert (TenantPatternQuota).
+   */
+  async checkPatterns(scope: Scope, adding: number): Promise<TenantPatternQuota | null> {
+    const quota = await this.patternQuota(scope.tenant_id);
+    if (quota === null || adding <= 0) return quota;
     const current = await this.deps.repo.countPatterns(scope.tenant_id);
-    if (current + adding > limit) throw new QuotaExceededError('patterns', current, limit, resetDate(this.deps.clock.now()));
+    if (current + adding > quota.limit) throw new QuotaExceededError('patterns', current, quota.limit, quota.reset_date);
+    return quota;
   }
 
   /**

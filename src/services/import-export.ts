@@ -5,6 +5,7 @@ import type { ExportRecord, ExportResponse, ImportInput, ImportRecordInput, Impo
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
+import type { TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { firstDayOfNextMonth } from './learn.js';
@@ -77,14 +78,14 @@ export async function importRecords(
   const plan = await planImport(deps, scope, { records: importable, overwrite: input.overwrite }, redactionCounts, opts);
   const { batches } = plan;
   const skipped = plan.skipped + rejected.length;
-  await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
+  const tenantQuota = await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
 
   let imported = 0;
   for (const writes of batches) {
     // The embedder failing is an outage before this batch's writes: report what is in.
     const vectors = await embedForImport(deps, writes, imported, skipped, total);
     try {
-      await writeBatch(deps, scope, writes, vectors);
+      await writeBatch(deps, scope, writes, vectors, tenantQuota);
     } catch (err) {
       if (err instanceof DomainError) throw err;
       // Storages with atomic batches (both adapters) leave nothing of the failed batch behind.
@@ -181,13 +182,22 @@ async function embedForImport(
  * pooled connections, the JSON journal with shared fsyncs). A key given twice in one batch is
  * written in record order: the later record replaces the earlier one only once it exists.
  */
-async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[], vectors: Float32Array[]): Promise<void> {
+async function writeBatch(
+  deps: ServiceDeps,
+  scope: Scope,
+  writes: PlannedWrite[],
+  vectors: Float32Array[],
+  tenantQuota: TenantPatternQuota | null,
+): Promise<void> {
   const { patterns, evals } = deps.storage;
   if (patterns.writeBatch) {
-    // Whole batch or nothing of it, where the storage can promise that (PostgreSQL).
-    await patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })));
+    // Whole batch or nothing of it, where the storage can promise that (both adapters). The
+    // tenant's quota is checked again with the batch's inserts: imports and learns in the
+    // tenant's other projects may have added patterns since the early check.
+    await patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })), tenantQuota);
     return;
   }
+  // A storage without atomic batches has only the early check of the tenant's quota.
   const lastWriteOf = new Map<string, Promise<void>>();
   await Promise.all(
     writes.map(({ record, replace }, i) => {
@@ -207,15 +217,22 @@ async function writeBatch(deps: ServiceDeps, scope: Scope, writes: PlannedWrite[
 }
 
 /**
- * A key's max_patterns (as in learn) → 429 quota_exceeded before anything is written when the
- * import's new patterns would pass it.
+ * The plan's pattern quota and a key's max_patterns (as in learn) → 429 quota_exceeded before
+ * anything is written when the import's new patterns would pass them. Returns the tenant's
+ * quota for each batch write to check again.
  */
-async function enforceImportQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, newPatterns: number): Promise<void> {
-  await deps.billing?.checkPatterns(scope, newPatterns);
+async function enforceImportQuota(
+  deps: ServiceDeps,
+  scope: Scope,
+  ctx: RequestContext,
+  newPatterns: number,
+): Promise<TenantPatternQuota | null> {
+  const tenantQuota = (await deps.billing?.checkPatterns(scope, newPatterns)) ?? null;
   const limit = ctx.max_patterns;
-  if (limit === null || limit === undefined || newPatterns === 0) return;
+  if (limit === null || limit === undefined || newPatterns === 0) return tenantQuota;
   const current = await deps.storage.patterns.count(scope);
   if (current + newPatterns > limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(deps.clock.now()));
+  return tenantQuota;
 }
 
 function toPatternRecord(

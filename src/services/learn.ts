@@ -5,7 +5,7 @@ import { isMeaningfulVector, storableVector } from '../core/vector.js';
 import type { LearnInput, LearnResponse } from '../contracts/memory.js';
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { auditRedaction, type RequestContext } from './audit.js';
-import type { LearnPatternWrite } from '../ports/storage.js';
+import type { LearnPatternWrite, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { checkSameJob } from './verify-duplicate.js';
@@ -30,7 +30,7 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   // decision per scope; the writes themselves are one atomic step (Storage.recordLearn).
   const duplicate: { checked: Awaited<ReturnType<typeof checkSameJob>> | null } = { checked: null };
   const { stored, patternId } = await scopeLocks(storage).run(scope, async () => {
-    await enforcePatternQuota(deps, scope, ctx, started);
+    const tenantQuota = await enforcePatternQuota(deps, scope, ctx, started);
     let existing = await findNearIdentical(deps, scope, vector, task);
     duplicate.checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
     // Similar words, different job: keep the run as a pattern of its own.
@@ -41,10 +41,13 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
     const stored = pattern.op !== 'keep';
     // The run's score is an eval observation of the pattern it landed on (docs/behavior.md
     // "Learn" 5); the run is counted and leaves its ROI event, in the same step.
+    // The tenant's quota goes with the writes: learns in the tenant's other projects hold
+    // other scope locks, so only the storage can check it atomically with the insert.
     await storage.recordLearn(scope, {
       pattern,
       eval_score: input.eval_score,
       at: now,
+      tenant_quota: tenantQuota,
       event: { at: now, kind: 'learn', stored, eval_score: input.eval_score, latency_ms: clock.now().getTime() - started.getTime() },
     });
     return { stored, patternId: pattern.op === 'keep' ? pattern.id : pattern.pattern.id };
@@ -161,13 +164,17 @@ async function findNearIdentical(
   return null;
 }
 
-/** The plan's pattern quota (billing on) and a key's max_patterns → 429 quota_exceeded. */
-async function enforcePatternQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, now: Date): Promise<void> {
+/**
+ * The plan's pattern quota (billing on) and a key's max_patterns → 429 quota_exceeded. Returns
+ * the tenant's quota for recordLearn to check again with the insert.
+ */
+async function enforcePatternQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, now: Date): Promise<TenantPatternQuota | null> {
   const limit = ctx.max_patterns;
-  await deps.billing?.checkPatterns(scope, 1);
-  if (limit === null || limit === undefined) return;
+  const tenantQuota = (await deps.billing?.checkPatterns(scope, 1)) ?? null;
+  if (limit === null || limit === undefined) return tenantQuota;
   const current = await deps.storage.patterns.count(scope);
   if (current >= limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(now));
+  return tenantQuota;
 }
 
 /** `YYYY-MM-DD` of the first day of the next UTC month. */
