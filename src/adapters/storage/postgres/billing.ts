@@ -1,3 +1,4 @@
+import { TENANT_PATTERN_COUNT_SQL } from './tenant-quota.js';
 import type { BillingAccount } from '../../../core/billing.js';
 import type { BillingRepository } from '../../../ports/billing.js';
 import type { Db, Queryer } from './db.js';
@@ -145,11 +146,7 @@ export function createBillingRepository(db: Db): BillingRepository {
       await db.query('DELETE FROM processed_payment_events WHERE event_id = $1', [eventId], 'billing.releaseEvent');
     },
     async countPatterns(tenantId) {
-      const res = await db.query<{ n: string }>(
-        'SELECT coalesce(sum(n), 0) AS n FROM pattern_counts WHERE tenant_id = $1',
-        [tenantId],
-        'billing.countPatterns',
-      );
+      const res = await db.query<{ n: string }>(TENANT_PATTERN_COUNT_SQL, [tenantId], 'billing.countPatterns');
       return Number(res.rows[0].n);
     },
     async projectIds(tenantId) {

@@ -8,7 +8,7 @@ import type { Queryer } from './db.js';
  */
 const TENANT_QUOTA_LOCK_CLASS = 18_005;
 
-/** The tenant's stored patterns, summed over its projects' trigger-kept counts (0002_pattern_counts), as billing.countPatterns counts them. */
+/** The tenant's stored patterns, summed over its projects' trigger-kept counts (0002_pattern_counts); billing.countPatterns uses it too. */
 export const TENANT_PATTERN_COUNT_SQL = 'SELECT coalesce(sum(n), 0) AS n FROM pattern_counts WHERE tenant_id = $1';
 
 /**
