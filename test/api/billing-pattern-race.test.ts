@@ -5,9 +5,8 @@
  * order the requests run in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PatternRecord } from '../../src/core/types.js';
-import { adminQuery, createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
-import { billingEnv, useFakePayments } from './billing-support.js';
+import { createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
+import { billingEnv, seedPatterns, useFakePayments } from './billing-support.js';
 import { learnBody, ManualClock, startServer, type TestServer } from './helpers.js';
 
 const hasPg = await requirePostgres('billing pattern quota across projects');
@@ -16,37 +15,6 @@ const payments = await useFakePayments();
 const SANDBOX_PATTERNS = 5000;
 const project = (id: string) => ({ 'x-project-id': id });
 
-/** `count` patterns in the tenant's project `alpha`, written in bulk (a busy month's worth). */
-async function seedPatterns(t: TestServer, dbUrl: string | null, count: number): Promise<void> {
-  const dim = t.app.deps.embedder.info.dimension;
-  if (dbUrl) {
-    await adminQuery(
-      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
-       SELECT 'default', 'alpha', 'seed' || g, 'seeded task number ' || g, 'x', 5, 5, now(), now(), $2::int,
-              array_fill((g % 7 + 1)::real, ARRAY[$2::int])::vector
-       FROM generate_series(1, $1::int) g`,
-      [count, dim], dbUrl,
-    );
-    return;
-  }
-  const { patterns } = t.app.deps.storage;
-  const stamp = '2025-06-01T00:00:00.000Z';
-  for (let start = 0; start < count; start += 500) {
-    const writes = Array.from({ length: Math.min(500, count - start) }, (_, j) => {
-      const i = start + j;
-      const vector = new Float32Array(dim);
-      vector[i % dim] = 1;
-      vector[(i * 7 + 3) % dim] = 0.5;
-      const record: PatternRecord = {
-        id: `seed${String(i).padStart(8, '0')}`, task: `seeded task number ${i}`, code: 'x', output: null, eval_score: 5,
-        success_score: 5, reuse_count: 0, run_id: null, classification: 'internal', source: 'api', author: null,
-        expires_at: null, redacted: false, created_at: stamp, updated_at: stamp, last_aged_at: null,
-      };
-      return { record, vector, replace: false };
-    });
-    await patterns.writeBatch!({ tenant_id: 'default', project_id: 'alpha' }, writes);
-  }
-}
 
 describe.each(['json', 'postgres'] as const)('tenant pattern quota across projects (%s storage, sandbox plan)', (kind) => {
   let t: TestServer;
@@ -69,7 +37,7 @@ describe.each(['json', 'postgres'] as const)('tenant pattern quota across projec
   });
 
   it.skipIf(kind === 'postgres' && !hasPg)('concurrent imports, then learns, in two projects stop exactly at the limit', async () => {
-    await seedPatterns(t, dbUrl, SANDBOX_PATTERNS - 6);
+    await seedPatterns(t, dbUrl, SANDBOX_PATTERNS - 6, 'alpha');
     const refusal = (current: number) => ({ error: 'quota_exceeded', metric: 'patterns', current, limit: SANDBOX_PATTERNS, reset_date: '2025-07-01' });
 
     // Room for 6: two imports of 4 each, one per project; only one fits.

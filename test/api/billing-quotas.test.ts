@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { monthStart } from '../../src/core/billing.js';
-import type { PatternRecord } from '../../src/core/types.js';
 import { reply } from '../fixtures/fake-llm/server.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm, scores } from '../llm/helpers.js';
 import { adminQuery, createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
-import { billingEnv, useFakePayments } from './billing-support.js';
+import { billingEnv, seedPatterns, useFakePayments } from './billing-support.js';
 import { learnBody, ManualClock, startServer, type TestServer } from './helpers.js';
 
 const hasPg = await requirePostgres('billing quotas');
@@ -30,36 +29,6 @@ async function seedEvalRuns(t: TestServer, dbUrl: string | null, now: Date, valu
   await writeFile(join(t.dataPath, 'billing.json'), JSON.stringify({ accounts: {}, usage, events: {} }));
 }
 
-async function seedPatterns(t: TestServer, dbUrl: string | null, count: number): Promise<void> {
-  if (dbUrl) {
-    await adminQuery(
-      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
-       SELECT 'default', 'default', 'seed' || g, 'seeded task number ' || g, 'x', 5, 5, now(), now(), $2::int,
-              array_fill((g % 7 + 1)::real, ARRAY[$2::int])::vector
-       FROM generate_series(1, $1::int) g`,
-      [count, t.app.deps.embedder.info.dimension], dbUrl,
-    );
-    return;
-  }
-  const { storage, embedder } = t.app.deps;
-  const dim = embedder.info.dimension;
-  const scope = { tenant_id: 'default', project_id: 'default' };
-  const stamp = '2025-03-01T00:00:00.000Z';
-  for (let start = 0; start < count; start += 500) {
-    await Promise.all(Array.from({ length: Math.min(500, count - start) }, (_, j) => {
-      const i = start + j;
-      const vector = new Float32Array(dim);
-      vector[i % dim] = 1;
-      vector[(i * 7 + 3) % dim] = 0.5;
-      const record: PatternRecord = {
-        id: `seed${String(i).padStart(8, '0')}`, task: `seeded task number ${i}`, code: 'x', output: null, eval_score: 5,
-        success_score: 5, reuse_count: 0, run_id: null, classification: 'internal', source: 'api', author: null,
-        expires_at: null, redacted: false, created_at: stamp, updated_at: stamp, last_aged_at: null,
-      };
-      return storage.patterns.insert(scope, record, vector);
-    }));
-  }
-}
 
 const STORAGES = ['json', 'postgres'] as const;
 

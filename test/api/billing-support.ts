@@ -1,6 +1,8 @@
 import { afterAll, beforeEach } from 'vitest';
 import type { Logger } from '../../src/ports/observability.js';
 import { signedEvent, startFakePayments, WEBHOOK_SECRET, type FakePayments } from '../fixtures/fake-payments/server.js';
+import type { PatternRecord } from '../../src/core/types.js';
+import { adminQuery } from '../support/pg.js';
 import type { TestServer } from './helpers.js';
 
 export const PRICE_PRO = 'price_pro_monthly';
@@ -68,3 +70,38 @@ export function checkoutCompleted(tenant: string, customer: string, price: strin
 
 export const invoice = (customer: string, id = `in_${customer}`) => ({ id, object: 'invoice', customer });
 export const subscription = (customer: string) => ({ id: `sub_${customer}`, object: 'subscription', customer });
+
+/**
+ * `count` patterns in `project` of the tenant `default`, written in bulk (what a busy month
+ * leaves): straight into PostgreSQL at `dbUrl`, else through the JSON storage's batch write.
+ */
+export async function seedPatterns(t: TestServer, dbUrl: string | null, count: number, project = 'default'): Promise<void> {
+  const dim = t.app.deps.embedder.info.dimension;
+  if (dbUrl) {
+    await adminQuery(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       SELECT 'default', $3, 'seed' || g, 'seeded task number ' || g, 'x', 5, 5, now(), now(), $2::int,
+              array_fill((g % 7 + 1)::real, ARRAY[$2::int])::vector
+       FROM generate_series(1, $1::int) g`,
+      [count, dim, project], dbUrl,
+    );
+    return;
+  }
+  const { patterns } = t.app.deps.storage;
+  const stamp = '2025-06-01T00:00:00.000Z';
+  for (let start = 0; start < count; start += 500) {
+    const writes = Array.from({ length: Math.min(500, count - start) }, (_, j) => {
+      const i = start + j;
+      const vector = new Float32Array(dim);
+      vector[i % dim] = 1;
+      vector[(i * 7 + 3) % dim] = 0.5;
+      const record: PatternRecord = {
+        id: `seed${String(i).padStart(8, '0')}`, task: `seeded task number ${i}`, code: 'x', output: null, eval_score: 5,
+        success_score: 5, reuse_count: 0, run_id: null, classification: 'internal', source: 'api', author: null,
+        expires_at: null, redacted: false, created_at: stamp, updated_at: stamp, last_aged_at: null,
+      };
+      return { record, vector, replace: false };
+    });
+    await patterns.writeBatch!({ tenant_id: 'default', project_id: project }, writes);
+  }
+}
