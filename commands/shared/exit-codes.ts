@@ -1,6 +1,7 @@
 import { ConfigError } from '../../src/config.js';
 import type { WireErrorCode } from '../../src/contracts/errors.js';
-import { DomainError, type ErrorCode } from '../../src/core/errors.js';
+import { DomainError } from '../../src/core/errors.js';
+import { wireCodeOf } from '../../src/core/wire-codes.js';
 import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/index.js';
 
 /**
@@ -59,26 +60,10 @@ export function exitCodeForStatus(status: number): ExitCode {
   return ExitCode.FAILURE;
 }
 
-const DOMAIN_EXIT_CODES: Record<ErrorCode, ExitCode> = {
-  validation: ExitCode.USAGE,
-  payload_too_large: ExitCode.USAGE,
-  unauthenticated: ExitCode.AUTH,
-  forbidden: ExitCode.AUTH,
-  not_found: ExitCode.NOT_FOUND,
-  payment_required: ExitCode.LIMITED,
-  quota_exceeded: ExitCode.LIMITED,
-  overage_budget_cap_reached: ExitCode.LIMITED,
-  rate_limited: ExitCode.LIMITED,
-  conflict: ExitCode.FAILURE,
-  llm_not_configured: ExitCode.FAILURE,
-  not_configured: ExitCode.FAILURE,
-  bad_gateway: ExitCode.FAILURE,
-  unavailable: ExitCode.FAILURE,
-  insufficient_storage: ExitCode.FAILURE,
-  internal: ExitCode.FAILURE,
-};
-
-/** The service's stable error codes → exit codes (the status decides only for answers without one). */
+/**
+ * The service's stable error codes → exit codes: for answers (the status decides only for
+ * answers without a code) and for domain errors of services run in-process (their wire code).
+ */
 const WIRE_EXIT_CODES: Record<WireErrorCode, ExitCode> = {
   bad_request: ExitCode.USAGE,
   validation_failed: ExitCode.USAGE,
@@ -112,7 +97,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   }
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidUrlError) return ExitCode.USAGE;
   // Local commands (serve, reindex) run services in-process, so domain errors reach us too.
-  if (err instanceof DomainError) return DOMAIN_EXIT_CODES[err.code] ?? ExitCode.FAILURE;
+  if (err instanceof DomainError) return WIRE_EXIT_CODES[wireCodeOf(err)];
   if (err instanceof TransportError || err instanceof ProtocolError) return ExitCode.FAILURE;
   return ExitCode.FAILURE;
 }

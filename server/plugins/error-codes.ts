@@ -1,38 +1,4 @@
-import { DomainError, UnavailableError, type ErrorCode, type UnavailableSubsystem } from '../../src/core/errors.js';
 import type { WireErrorCode } from '../../src/contracts/errors.js';
-
-/** Domain code → wire code (README's error table). Unavailability is split by subsystem below. */
-const WIRE_CODES: Record<Exclude<ErrorCode, 'unavailable'>, WireErrorCode> = {
-  validation: 'validation_failed',
-  unauthenticated: 'unauthenticated',
-  forbidden: 'forbidden',
-  not_found: 'not_found',
-  conflict: 'conflict',
-  payment_required: 'payment_required',
-  quota_exceeded: 'quota_exceeded',
-  overage_budget_cap_reached: 'overage_budget_cap_reached',
-  rate_limited: 'rate_limited',
-  payload_too_large: 'payload_too_large',
-  llm_not_configured: 'llm_not_configured',
-  bad_gateway: 'bad_gateway',
-  insufficient_storage: 'insufficient_storage',
-  not_configured: 'not_configured',
-  internal: 'internal_error',
-};
-
-const UNAVAILABLE_CODES: Record<UnavailableSubsystem, WireErrorCode> = {
-  maintenance: 'maintenance',
-  storage: 'storage_unavailable',
-  llm: 'llm_unavailable',
-  embedding: 'embedding_unavailable',
-  service: 'service_unavailable',
-};
-
-export function wireCodeOf(error: DomainError): WireErrorCode {
-  if (error instanceof UnavailableError) return UNAVAILABLE_CODES[error.subsystem];
-  if (error.code === 'unavailable') return 'service_unavailable';
-  return WIRE_CODES[error.code];
-}
 
 /** A code for a status that did not come from a domain error (Fastify's own, proxies…). */
 export function wireCodeForStatus(status: number): WireErrorCode {

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { DomainError, QuotaExceededError, RateLimitedError, ValidationError, type ErrorCode } from '../../src/core/errors.js';
-import { wireCodeForStatus, wireCodeOf } from './error-codes.js';
+import { wireCodeOf } from '../../src/core/wire-codes.js';
+import { wireCodeForStatus } from './error-codes.js';
 import { allowedMethods } from './method-not-allowed.js';
 
 /** Domain code → HTTP status (the README's error table, docs/behavior.md "Errors"). */

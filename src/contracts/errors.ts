@@ -1,36 +1,8 @@
 import { z } from 'zod';
+import { ERROR_CODES, type WireErrorCode } from '../core/vocabulary.js';
 
-/**
- * Stable, machine-readable error codes carried by every error body as `code`. Clients branch
- * on these, never on message text; a status can carry several codes (503: maintenance,
- * storage, LLM, embedding), so the code is the finer and the stabler of the two.
- */
-export const ERROR_CODES = [
-  'bad_request',
-  'validation_failed',
-  'unauthenticated',
-  'payment_required',
-  'forbidden',
-  'not_found',
-  'method_not_allowed',
-  'conflict',
-  'payload_too_large',
-  'quota_exceeded',
-  'overage_budget_cap_reached',
-  'rate_limited',
-  'internal_error',
-  'llm_not_configured',
-  'not_configured',
-  'bad_gateway',
-  'service_unavailable',
-  'maintenance',
-  'storage_unavailable',
-  'llm_unavailable',
-  'embedding_unavailable',
-  'insufficient_storage',
-] as const;
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
-export type WireErrorCode = z.infer<typeof ErrorCodeSchema>;
+export type { WireErrorCode };
 
 /** HTTP status each code is answered with (one code, one status). */
 export const ERROR_STATUS: Record<WireErrorCode, number> = {
