@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Io } from './shared/context.js';
+import { commandOf } from './shared/command-line.js';
 import { cliVersion } from './shared/package-info.js';
 
 /**
@@ -8,15 +9,6 @@ import { cliVersion } from './shared/package-info.js';
  * test/unit/cli-entry.test.ts keeps this list equal to the commands that import the app.
  */
 export const IN_PROCESS_COMMANDS: ReadonlySet<string> = new Set(['serve', 'reindex', 'migrate', 'migrate-data', 'calibrate']);
-
-/** The command named on the command line: its first word that is neither an option nor --env-file's value. */
-export function commandOf(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--env-file') i++;
-    else if (!args[i].startsWith('-')) return args[i];
-  }
-  return undefined;
-}
 
 /**
  * What bin/service.js runs. A bare `service --version` (shell prompts and scripts call it in

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { commandOf } from './shared/command-line.js';
 
 /** What every command file exports: adds its command (and subcommands) to the program. */
 export interface CommandModule {
@@ -49,7 +50,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
  * `--version`; all of them otherwise (help, no command, a typo that deserves a suggestion).
  */
 export function commandsFor(args: string[]): string[] {
-  const first = args.find((a) => !a.startsWith('-'));
+  const first = commandOf(args);
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
   if (first === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version')) return [];
   return Object.keys(COMMANDS);

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IN_PROCESS_COMMANDS, commandOf, run } from '../../commands/entry.js';
+import { IN_PROCESS_COMMANDS, run } from '../../commands/entry.js';
+import { commandsFor } from '../../commands/registry.js';
+import { commandOf } from '../../commands/shared/command-line.js';
 
 const COMMANDS_DIR = join(import.meta.dirname, '..', '..', 'commands');
 
@@ -24,6 +26,13 @@ describe('the CLI entry', () => {
     expect(commandOf(['--env-file', 'serve', 'recall'])).toBe('recall');
     expect(commandOf(['--env-file=prod.env', 'serve'])).toBe('serve');
     expect(commandOf(['--help'])).toBeUndefined();
+  });
+
+  it('loads only the named command, also after --env-file and its value', () => {
+    expect(commandsFor(['recall', 'x'])).toEqual(['recall']);
+    expect(commandsFor(['--env-file', 'prod.env', 'recall', 'x'])).toEqual(['recall']);
+    expect(commandsFor(['--version'])).toEqual([]);
+    expect(commandsFor(['--help']).length).toBeGreaterThan(20);
   });
 
   it('answers a bare --version without loading the program', async () => {
