@@ -1,62 +1,42 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { reply } from '../fixtures/fake-llm/server.js';
 import { runCli } from '../support/cli.js';
-import { tempDir } from '../support/env.js';
-import { startServer, type ServerHandle } from '../support/server.js';
+import { useServerWithFakeLlm } from '../support/llm-server.js';
 
 /**
  * `service evaluate` in a CI job: flags checked before any LLM call, JUnit <properties>,
  * the GITHUB_STEP_SUMMARY Markdown, --format and JSON errors.
  */
-let fake: FakeLlm;
-let server: ServerHandle;
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  dir = await tempDir('svc-cli-eval-ci-');
-  server = await startServer({
-    dataPath: join(dir.path, 'data'),
-    env: {
-      SERVICE_LLM_PROVIDER: 'provider_a', SERVICE_LLM_BASE_URL: fake.openaiBaseUrl, LLM_PROVIDER_A_API_KEY: 'test-key',
-      SERVICE_RATE_LIMIT_EXPENSIVE: '10000', SERVICE_RATE_LIMIT_DEFAULT: '10000',
-    },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-  await dir?.remove();
-});
+const ctx = useServerWithFakeLlm('svc-cli-eval-ci-', { env: { SERVICE_RATE_LIMIT_EXPENSIVE: '10000', SERVICE_RATE_LIMIT_DEFAULT: '10000' } });
 beforeEach(() => {
-  fake.reset();
-  fake.script((call) => {
+  ctx.fake.reset();
+  ctx.fake.script((call) => {
     const overall = call.prompt.includes('GOOD') ? 9 : 4;
     return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: 'Fine.', hardcoded: false });
   });
 });
 
 const cli = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
-  runCli([...args, '--url', server.url], opts);
+  runCli([...args, '--url', ctx.server.url], opts);
 
 describe('evaluate in CI', () => {
   it('--min-score 11 and an unwritable --junit path fail with exit 2 before any LLM call', async () => {
     const bad = await cli(['evaluate', '--code', 'x = 1', '--min-score', '11']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--min-score.*expected a number from 0 to 10/);
-    const blocker = join(dir.path, 'a-file');
+    const blocker = join(ctx.dir.path, 'a-file');
     await writeFile(blocker, 'not a folder');
     const junit = await cli(['evaluate', '--code', 'x = 1', '--junit', join(blocker, 'report.xml')]);
     expect(junit.code).toBe(2);
     expect(junit.stderr).toMatch(/cannot write the --junit file/);
-    expect(fake.chatRequests()).toHaveLength(0);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
   });
 
   it('creates the --junit folder; test cases carry scores and variance as <properties>; the step summary is Markdown', async () => {
-    const junit = join(dir.path, 'reports', 'nested', 'eval.xml');
-    const summary = join(dir.path, 'summary.md');
+    const junit = join(ctx.dir.path, 'reports', 'nested', 'eval.xml');
+    const summary = join(ctx.dir.path, 'summary.md');
     await writeFile(summary, '# earlier step\n');
     const cases = [{ name: 'good one', code: '# GOOD' }, { name: 'weak one', code: '# meh' }].map((c) => JSON.stringify(c)).join('\n');
     const res = await cli(['evaluate', '--batch', '-', '--num-evals', '2', '--min-score', '7', '--junit', junit], {

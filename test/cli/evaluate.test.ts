@@ -1,47 +1,29 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ComposeResponse, EvaluateResponse, FeedbackResponse } from '../../src/contracts/llm.js';
-import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply } from '../fixtures/fake-llm/server.js';
 import { runCli, runCliInTty } from '../support/cli.js';
-import { tempDir } from '../support/env.js';
-import { startServer, type ServerHandle } from '../support/server.js';
+import { useServerWithFakeLlm } from '../support/llm-server.js';
 
 /**
  * `service evaluate` as CI runs it: the real binary against a real server whose LLM provider
  * is the fake one (provider_a through the OpenAI SDK). Needs `npm run build` (dist/).
  */
 
-let fake: FakeLlm;
-let server: ServerHandle;
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  dir = await tempDir('svc-cli-eval-');
-  server = await startServer({
-    dataPath: join(dir.path, 'data'),
-    env: {
-      SERVICE_LLM_PROVIDER: 'provider_a',
-      SERVICE_LLM_BASE_URL: fake.openaiBaseUrl,
-      LLM_PROVIDER_A_API_KEY: 'test-key',
-      // Many evaluations from one IP within a minute; the limits are not what this file tests.
-      SERVICE_RATE_LIMIT_EXPENSIVE: '10000',
-      SERVICE_RATE_LIMIT_DEFAULT: '10000',
-      SERVICE_RATE_LIMIT_PER_KEY: '10000',
-    },
-  });
+const ctx = useServerWithFakeLlm('svc-cli-eval-', {
+  env: {
+    // Many evaluations from one IP within a minute; the limits are not what this file tests.
+    SERVICE_RATE_LIMIT_EXPENSIVE: '10000',
+    SERVICE_RATE_LIMIT_DEFAULT: '10000',
+    SERVICE_RATE_LIMIT_PER_KEY: '10000',
+  },
 });
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-  await dir?.remove();
-});
-beforeEach(() => fake.reset());
+beforeEach(() => ctx.fake.reset());
 
 /** Every evaluator call answers `overall` (and `hardcoded`). */
 function evaluatorsSay(overall: number, hardcoded = false): void {
-  fake.script(() => reply.json({
+  ctx.fake.script(() => reply.json({
     task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall,
     feedback: `Overall ${overall}: add input validation.`, hardcoded,
   }));
@@ -49,14 +31,14 @@ function evaluatorsSay(overall: number, hardcoded = false): void {
 
 /** Evaluator score chosen by a marker in the fenced code. */
 function evaluatorsByCode(scores: Record<string, number>, delayMs = 0): void {
-  fake.script((call) => {
+  ctx.fake.script((call) => {
     const marker = Object.keys(scores).find((m) => call.prompt.includes(m));
     const overall = marker === undefined ? 5 : scores[marker];
     return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: 'Fine.', hardcoded: false }, { delayMs });
   });
 }
 
-const cli = (args: string[], input?: string) => runCli([...args, '--url', server.url], { input });
+const cli = (args: string[], input?: string) => runCli([...args, '--url', ctx.server.url], { input });
 
 describe('service evaluate', () => {
   it('prints the spec result with --json and exits 0 when the gate passes', async () => {
@@ -67,7 +49,7 @@ describe('service evaluate', () => {
     const result = EvaluateResponse.parse(JSON.parse(res.stdout));
     expect(result.median_score).toBe(7);
     expect(result.scores).toHaveLength(2);
-    expect(fake.chatRequests()).toHaveLength(2);
+    expect(ctx.fake.chatRequests()).toHaveLength(2);
   });
 
   it('exits 100 when the median is below --min-score', async () => {
@@ -85,7 +67,7 @@ describe('service evaluate', () => {
     expect((await cli([...args, '--fail-on-adversarial'])).code).toBe(100);
 
     let n = 0;
-    fake.script(() => {
+    ctx.fake.script(() => {
       const overall = [1, 9, 5][n++ % 3];
       return reply.json({ task_alignment: 5, code_quality: 5, workspace_usage: 5, robustness: 5, overall, feedback: 'x.', hardcoded: false });
     });
@@ -94,17 +76,17 @@ describe('service evaluate', () => {
 
   it('reads --code from a file and --output from stdin', async () => {
     evaluatorsSay(8);
-    const codeFile = join(dir.path, 'solution.py');
+    const codeFile = join(ctx.dir.path, 'solution.py');
     await writeFile(codeFile, 'def solve():\n    return 42\n');
     const res = await cli(['evaluate', '--task', 'solve', '--code', `@${codeFile}`, '--output', '-', '--num-evals', '1'], 'forty-two\n');
     expect(res.code).toBe(0);
-    const { prompt } = fake.chatRequests()[0].call!;
+    const { prompt } = ctx.fake.chatRequests()[0].call!;
     expect(prompt).toContain('<code>\ndef solve():\n    return 42\n\n</code>');
     expect(prompt).toContain('<output>\nforty-two\n</output>');
   });
 
   it('exits 1 with the detail on stderr when the LLM provider fails', async () => {
-    fake.script(() => reply.error(400, { message: 'model not found' }));
+    ctx.fake.script(() => reply.error(400, { message: 'model not found' }));
     const res = await cli(['evaluate', '--task', 't', '--code', 'x = 1', '--num-evals', '1', '--min-score', '5']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
@@ -114,12 +96,12 @@ describe('service evaluate', () => {
   it('exits 2 on bad usage before calling the server', async () => {
     expect((await cli(['evaluate', '--task', 't'])).code).toBe(2);
     expect((await cli(['evaluate', '--code', 'x', '--num-evals', '11'])).code).toBe(2);
-    expect(fake.chatRequests()).toHaveLength(0);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
   });
 
   it('writes a JUnit report with a failure element when gated', async () => {
     evaluatorsSay(3);
-    const junit = join(dir.path, 'single.xml');
+    const junit = join(ctx.dir.path, 'single.xml');
     const res = await cli(['evaluate', '--task', 'sort <items> & "dedupe"', '--code', 'x = 1', '--num-evals', '1', '--min-score', '5', '--junit', junit]);
     expect(res.code).toBe(100);
     const xml = await readFile(junit, 'utf8');
@@ -136,7 +118,7 @@ describe('service evaluate --batch', () => {
   it('evaluates every JSONL line with bounded concurrency and one exit code', async () => {
     // Slow replies, so more than two cases would overlap at the provider if the CLI let them.
     evaluatorsByCode({ GOOD_A: 8, GOOD_B: 9, BAD_C: 2, GOOD_D: 7 }, 30);
-    const batch = join(dir.path, 'cases.jsonl');
+    const batch = join(ctx.dir.path, 'cases.jsonl');
     const lines = [
       { name: 'case-a', task: 'a', code: 'GOOD_A = 1' },
       { task: 'b', code: 'GOOD_B = 1', output: 'ok' },
@@ -145,15 +127,15 @@ describe('service evaluate --batch', () => {
       { name: 'case-d', code: 'GOOD_D = 1' },
     ];
     await writeFile(batch, lines.map((l) => (l === '' ? '' : JSON.stringify(l))).join('\n') + '\n');
-    const junit = join(dir.path, 'batch.xml');
+    const junit = join(ctx.dir.path, 'batch.xml');
     const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--concurrency', '2', '--min-score', '5', '--junit', junit, '--json']);
     expect(res.code).toBe(100);
     const out = JSON.parse(res.stdout);
     expect(out.summary).toEqual({ cases: 4, passed: 3, gate_failed: 1, errors: 0, exit_code: 100 });
     expect(out.cases.map((c: { name: string }) => c.name)).toEqual(['case-a', 'line 2: b', 'case-c', 'case-d']);
     expect(out.cases[2].gate_failures).toEqual(['median score 2 is below --min-score 5']);
-    expect(fake.chatRequests()).toHaveLength(4);
-    expect(fake.maxInFlight).toBeLessThanOrEqual(2);
+    expect(ctx.fake.chatRequests()).toHaveLength(4);
+    expect(ctx.fake.maxInFlight).toBeLessThanOrEqual(2);
 
     const xml = await readFile(junit, 'utf8');
     expect(xml).toMatch(/<testsuites [^>]*tests="4" failures="1" errors="0"/);
@@ -164,20 +146,20 @@ describe('service evaluate --batch', () => {
   });
 
   it('keeps the provider at one call at a time with --concurrency 1', async () => {
-    fake.script(() => reply.json({ task_alignment: 7, code_quality: 7, workspace_usage: 7, robustness: 7, overall: 7, feedback: 'ok.', hardcoded: false }, { delayMs: 30 }));
-    const batch = join(dir.path, 'serial.jsonl');
+    ctx.fake.script(() => reply.json({ task_alignment: 7, code_quality: 7, workspace_usage: 7, robustness: 7, overall: 7, feedback: 'ok.', hardcoded: false }, { delayMs: 30 }));
+    const batch = join(ctx.dir.path, 'serial.jsonl');
     await writeFile(batch, [1, 2, 3].map((i) => JSON.stringify({ code: `x = ${i}` })).join('\n'));
     const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--concurrency', '1', '--json']);
     expect(res.code).toBe(0);
-    expect(fake.chatRequests()).toHaveLength(3);
-    expect(fake.maxInFlight).toBe(1);
+    expect(ctx.fake.chatRequests()).toHaveLength(3);
+    expect(ctx.fake.maxInFlight).toBe(1);
   });
 
   it('reports errors per case, and errors win over gate failures for the exit code', async () => {
-    fake.script((call) => (call.prompt.includes('BROKEN') ? reply.error(400) : reply.json({ task_alignment: 2, code_quality: 2, workspace_usage: 2, robustness: 2, overall: 2, feedback: 'bad.', hardcoded: false })));
-    const batch = join(dir.path, 'errors.jsonl');
+    ctx.fake.script((call) => (call.prompt.includes('BROKEN') ? reply.error(400) : reply.json({ task_alignment: 2, code_quality: 2, workspace_usage: 2, robustness: 2, overall: 2, feedback: 'bad.', hardcoded: false })));
+    const batch = join(ctx.dir.path, 'errors.jsonl');
     await writeFile(batch, [JSON.stringify({ name: 'ok', code: 'x = 1' }), JSON.stringify({ name: 'broken', code: 'BROKEN = 1' })].join('\n'));
-    const junit = join(dir.path, 'errors.xml');
+    const junit = join(ctx.dir.path, 'errors.xml');
     const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--junit', junit, '--json']);
     expect(res.code).toBe(1);
     expect(JSON.parse(res.stdout).summary).toMatchObject({ passed: 0, gate_failed: 1, errors: 1, exit_code: 1 });
@@ -189,9 +171,9 @@ describe('service evaluate --batch', () => {
 
   it('draws a progress bar and a summary table on a terminal', async () => {
     evaluatorsByCode({ GOOD_A: 8, BAD_C: 2 });
-    const batch = join(dir.path, 'tty.jsonl');
+    const batch = join(ctx.dir.path, 'tty.jsonl');
     await writeFile(batch, [JSON.stringify({ name: 'first', code: 'GOOD_A' }), JSON.stringify({ name: 'second', code: 'BAD_C' })].join('\n'));
-    const res = await runCliInTty(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--url', server.url]);
+    const res = await runCliInTty(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--url', ctx.server.url]);
     expect(res.code).toBe(100);
     // eslint-disable-next-line no-control-regex
     const plain = res.output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
@@ -202,18 +184,18 @@ describe('service evaluate --batch', () => {
   });
 
   it('rejects a malformed batch file with exit 2 naming the line', async () => {
-    const batch = join(dir.path, 'bad.jsonl');
+    const batch = join(ctx.dir.path, 'bad.jsonl');
     await writeFile(batch, `${JSON.stringify({ code: 'x' })}\n{"task": "no code"}\n`);
     const res = await cli(['evaluate', '--batch', batch]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/line 2: "code" must be a non-empty string/);
-    expect(fake.chatRequests()).toHaveLength(0);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
   });
 });
 
 describe('service compose / feedback', () => {
   it('compose --json prints the pipeline', async () => {
-    fake.script(() => reply.json({ stages: [
+    ctx.fake.script(() => reply.json({ stages: [
       { name: 'load', task: 'load data.csv', reads: ['data.csv'], writes: ['rows.json'] },
       { name: 'sum', task: 'sum rows', reads: ['rows.json'], writes: ['total.txt'] },
     ] }));
@@ -225,7 +207,7 @@ describe('service compose / feedback', () => {
   });
 
   it('feedback --json lists recurring issues recorded by evaluate', async () => {
-    fake.script(() => reply.json({ task_alignment: 5, code_quality: 5, workspace_usage: 5, robustness: 5, overall: 5, feedback: 'Close the file handle after reading the report.', hardcoded: false }));
+    ctx.fake.script(() => reply.json({ task_alignment: 5, code_quality: 5, workspace_usage: 5, robustness: 5, overall: 5, feedback: 'Close the file handle after reading the report.', hardcoded: false }));
     await cli(['evaluate', '--task', 'read report', '--code', 'open("r").read()', '--num-evals', '2', '--json']);
     await cli(['evaluate', '--task', 'read report', '--code', 'open("r").read()', '--num-evals', '1', '--json']);
     const res = await cli(['feedback', '--json']);

@@ -1,9 +1,7 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { reply } from '../fixtures/fake-llm/server.js';
 import { runCli } from '../support/cli.js';
-import { tempDir } from '../support/env.js';
-import { startServer, type ServerHandle } from '../support/server.js';
+import { useServerWithFakeLlm } from '../support/llm-server.js';
 
 /**
  * The CLI against a server with tiny limits and a 2-second window
@@ -11,32 +9,13 @@ import { startServer, type ServerHandle } from '../support/server.js';
  * for the window the server names, instead of failing with 429. No test sleeps; the waits
  * are the server's short windows.
  */
-let fake: FakeLlm;
-let server: ServerHandle;
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  fake.script(() => reply.json({
+const ctx = useServerWithFakeLlm('svc-cli-limits-', {
+  env: { SERVICE_RATE_LIMIT_EXPENSIVE: '2', SERVICE_RATE_LIMIT_DEFAULT: '3', SERVICE_RATE_LIMIT_WINDOW_SECONDS: '2' },
+});
+beforeAll(() => {
+  ctx.fake.script(() => reply.json({
     task_alignment: 8, code_quality: 8, workspace_usage: 8, robustness: 8, overall: 8, feedback: 'Fine.', hardcoded: false,
   }));
-  dir = await tempDir('svc-cli-limits-');
-  server = await startServer({
-    dataPath: join(dir.path, 'data'),
-    env: {
-      SERVICE_LLM_PROVIDER: 'provider_a',
-      SERVICE_LLM_BASE_URL: fake.openaiBaseUrl,
-      LLM_PROVIDER_A_API_KEY: 'test-key',
-      SERVICE_RATE_LIMIT_EXPENSIVE: '2',
-      SERVICE_RATE_LIMIT_DEFAULT: '3',
-      SERVICE_RATE_LIMIT_WINDOW_SECONDS: '2',
-    },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-  await dir?.remove();
 });
 
 const WAIT_LINE = /^rate limited \(HTTP 429\): waiting \d+\.\d s before retry \d+ of POST \/v1\/evaluate$/;
@@ -44,7 +23,7 @@ const WAIT_LINE = /^rate limited \(HTTP 429\): waiting \d+\.\d s before retry \d
 describe('rate limits from the command line', () => {
   it('a batch of 15 evaluate cases over the expensive limit passes, one stderr line per wait', async () => {
     const cases = Array.from({ length: 15 }, (_, i) => JSON.stringify({ name: `case ${i + 1}`, task: `task ${i}`, code: `x = ${i}` })).join('\n');
-    const res = await runCli(['evaluate', '--batch', '-', '--num-evals', '1', '--concurrency', '3', '--url', server.url], { input: cases });
+    const res = await runCli(['evaluate', '--batch', '-', '--num-evals', '1', '--concurrency', '3', '--url', ctx.server.url], { input: cases });
     expect(res.stderr.split('\n').filter((l) => l && !WAIT_LINE.test(l))).toEqual([]);
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as { summary: { cases: number; passed: number; errors: number } };
@@ -55,14 +34,14 @@ describe('rate limits from the command line', () => {
 
   it('--retry-wait 0 turns the wait off: the same overload fails with exit 5', async () => {
     const cases = Array.from({ length: 6 }, (_, i) => JSON.stringify({ code: `y = ${i}` })).join('\n');
-    const res = await runCli(['evaluate', '--batch', '-', '--num-evals', '1', '--concurrency', '6', '--retry-wait', '0', '--url', server.url], { input: cases });
+    const res = await runCli(['evaluate', '--batch', '-', '--num-evals', '1', '--concurrency', '6', '--retry-wait', '0', '--url', ctx.server.url], { input: cases });
     expect(res.code).toBe(5);
     expect(res.stderr).toContain('rate limit exceeded');
   });
 
   it('a shell loop of learns over the per-IP limit completes', async () => {
     for (let i = 0; i < 6; i++) {
-      const res = await runCli(['learn', '--task', `loop task number ${i}`, '--code', `print(${i})`, '--eval-score', '7', '--url', server.url]);
+      const res = await runCli(['learn', '--task', `loop task number ${i}`, '--code', `print(${i})`, '--eval-score', '7', '--url', ctx.server.url]);
       expect(res.stderr.split('\n').filter((l) => l && !l.startsWith('rate limited (HTTP 429): waiting'))).toEqual([]);
       expect(res.code).toBe(0);
     }

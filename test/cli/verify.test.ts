@@ -1,57 +1,36 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LearnResponse, RecallResponse } from '../../src/contracts/memory.js';
-import { reply, startFakeLlm, type ChatCall, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply, type ChatCall } from '../fixtures/fake-llm/server.js';
 import { runCli } from '../support/cli.js';
-import { tempDir } from '../support/env.js';
-import { startServer, type ServerHandle } from '../support/server.js';
+import { useServerWithFakeLlm } from '../support/llm-server.js';
 
 /** `service recall --verify` and `service learn --verify-duplicates` against a real server and the fake LLM. */
 
-let fake: FakeLlm;
-let server: ServerHandle;
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  dir = await tempDir('svc-cli-verify-');
-  server = await startServer({
-    dataPath: join(dir.path, 'data'),
-    env: {
-      SERVICE_LLM_PROVIDER: 'provider_b',
-      SERVICE_LLM_BASE_URL: fake.anthropicBaseUrl,
-      LLM_PROVIDER_B_API_KEY: 'test-key',
-      SERVICE_TIER_ADAPT: '0.3',
-      SERVICE_TIER_DUPLICATE: '0.99',
-    },
-  });
+const ctx = useServerWithFakeLlm('svc-cli-verify-', {
+  provider: 'provider_b',
+  env: { SERVICE_TIER_ADAPT: '0.3', SERVICE_TIER_DUPLICATE: '0.99' },
 });
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-  await dir?.remove();
-});
-beforeEach(() => fake.reset());
+beforeEach(() => ctx.fake.reset());
 
-const cli = (args: string[]) => runCli([...args, '--url', server.url, '--json']);
+const cli = (args: string[]) => runCli([...args, '--url', ctx.server.url, '--json']);
 const candidates = (call: ChatCall) => [...call.prompt.matchAll(/Candidate (\d+):/g)].map((m) => Number(m[1]));
 
 describe('verified reuse from the command line', () => {
   it('learn --verify-duplicates keeps a same-words, different-job run apart; recall --verify demotes', async () => {
     const html = await cli(['learn', '--task', 'Convert Markdown text to HTML', '--code', 'markdown.markdown(text)', '--eval-score', '7']);
     expect(html.code).toBe(0);
-    fake.enqueue(reply.json({ verdict: 'different', reason: 'opposite directions' }));
+    ctx.fake.enqueue(reply.json({ verdict: 'different', reason: 'opposite directions' }));
     const md = await cli(['learn', '--task', 'Convert HTML to Markdown text', '--code', 'markdownify(html)', '--eval-score', '9', '--verify-duplicates']);
     expect(md.code).toBe(0);
     expect(LearnResponse.parse(JSON.parse(md.stdout))).toMatchObject({ pattern_count: 2, duplicate_check: { verdict: 'different' } });
 
-    fake.script((call) => reply.json({ verdicts: candidates(call).map((n) => ({ candidate: n, verdict: 'fresh', reason: 'wrong direction' })) }));
+    ctx.fake.script((call) => reply.json({ verdicts: candidates(call).map((n) => ({ candidate: n, verdict: 'fresh', reason: 'wrong direction' })) }));
     const res = await cli(['recall', 'Convert HTML to Markdown text', '--verify', '--readonly']);
     expect(res.code).toBe(0);
     const body = RecallResponse.parse(JSON.parse(res.stdout));
     expect(body.matches.length).toBeGreaterThan(0);
     for (const m of body.matches) expect(m).toMatchObject({ reuse_tier: 'fresh', verification: { verdict: 'fresh', reason: 'wrong direction' } });
     // One call for learn's check, one for the whole recall page.
-    expect(fake.chatRequests()).toHaveLength(2);
+    expect(ctx.fake.chatRequests()).toHaveLength(2);
   });
 });
