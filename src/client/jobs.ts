@@ -3,7 +3,7 @@ import type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../cont
 import { ASYNC_PATHS, RESULT_CONTRACTS, type AsyncOperation, type AsyncResult } from './async-operations.js';
 import { sendSplittingTooLarge } from './import-chunks.js';
 import type { ServiceClient } from './service-client.js';
-import type { SchemaSource } from './transport.js';
+import { resolveSchema, type SchemaSource } from './transport.js';
 
 // Contracts (and zod) load when a jobs answer is first checked, not with the client:
 // `service recall` imports the client and must stay free of zod (commands/registry.ts).
@@ -102,8 +102,7 @@ export interface ImportJobOptions {
  */
 export async function resultOf<S extends z.ZodType>(job: JobRecord, schema: SchemaSource<S>): Promise<z.infer<S>> {
   if (job.status !== 'completed') throw new JobFailedError(job);
-  const contract = typeof schema === 'function' ? await schema() : schema;
-  return contract.parse(job.result) as z.infer<S>;
+  return (await resolveSchema(schema)).parse(job.result) as z.infer<S>;
 }
 
 export type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';

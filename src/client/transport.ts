@@ -10,6 +10,11 @@ export type QueryValue = string | number | boolean | null | undefined;
 /** A response contract, or a loader of one (so zod is imported only when a check needs it). */
 export type SchemaSource<S extends z.ZodType> = S | (() => Promise<S>);
 
+/** The contract itself, loading it first when given as a loader. */
+export async function resolveSchema<S extends z.ZodType>(schema: SchemaSource<S>): Promise<S> {
+  return typeof schema === 'function' ? schema() : schema;
+}
+
 export interface RequestOptions<S extends z.ZodType> {
   /** JSON body (serialised here); omitted for GET/DELETE. */
   body?: unknown;
@@ -188,7 +193,7 @@ export class HttpTransport implements RequestTransport {
       const missing = isRecord(body) ? options.shape.find((field) => !(field in body)) : 'body';
       return missing === undefined ? { success: true, data: body as z.infer<S> } : { success: false, where: ` (${missing}: missing)` };
     }
-    const schema = typeof options.schema === 'function' ? await options.schema() : options.schema;
+    const schema = await resolveSchema(options.schema);
     const result = schema.safeParse(body);
     if (result.success) return { success: true, data: result.data };
     const issue = result.error.issues[0];
