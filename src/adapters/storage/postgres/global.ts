@@ -34,6 +34,9 @@ export async function trimAfterAppend(db: Db, logger: Logger, scope: Scope, id: 
     .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'trimming ROI events failed; will retry on a later append'));
 }
 
+/** One ROI event of a scope, returning its id (the trim after an append needs it). */
+export const ROI_EVENT_INSERT_SQL = 'INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $3, $4, $5) RETURNING id';
+
 /**
  * "Newest" is append order (the identity id). Reads only ever look at the newest
  * ROI_EVENTS_KEPT rows of the scope, so the window is exact; the physical trim runs on about
@@ -44,7 +47,7 @@ export function createAnalyticsRepository(db: Db, logger: Logger): AnalyticsRepo
   return {
     async append(scope, event) {
       const res = await db.query<{ id: string }>(
-        'INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        ROI_EVENT_INSERT_SQL,
         [scope.tenant_id, scope.project_id, ...roiEventValues(event)],
         'analytics.append',
       );

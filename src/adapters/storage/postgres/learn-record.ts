@@ -1,7 +1,7 @@
 import type { Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import type { Db } from './db.js';
-import { roiEventValues, trimAfterAppend } from './global.js';
+import { ROI_EVENT_INSERT_SQL, roiEventValues, trimAfterAppend } from './global.js';
 import { INSERT_PATTERN_SQL, insertPatternParams, REPLACE_PATTERN_SQL, replacePatternParams } from './patterns.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { RUN_COUNTER_SQL, runCounterParams } from './scoped.js';
@@ -10,8 +10,6 @@ import { lockTenantQuota } from './tenant-quota.js';
 // Observations belong to a pattern: one deleted since learn found it gets none (no orphans).
 const EVAL_SQL = `INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at)
   SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = $3)`;
-
-const ROI_EVENT_SQL = 'INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $3, $4, $5) RETURNING id';
 
 /**
  * A learn's writes in one transaction on one connection: the pattern insert or replacement,
@@ -39,7 +37,7 @@ export function createLearnRecorder(db: Db, stats: PlannerStatistics, logger: Lo
       const res = patternStatement ? await q.query(patternStatement.sql, patternStatement.params) : null;
       await q.query(EVAL_SQL, [scope.tenant_id, scope.project_id, id, record.eval_score, record.at]);
       await q.query(RUN_COUNTER_SQL, runCounterParams(scope, record.eval_score));
-      const event = await q.query<{ id: string }>(ROI_EVENT_SQL, [scope.tenant_id, scope.project_id, ...roiEventValues(record.event)]);
+      const event = await q.query<{ id: string }>(ROI_EVENT_INSERT_SQL, [scope.tenant_id, scope.project_id, ...roiEventValues(record.event)]);
       return { written: res?.rowCount ?? 0, eventId: event.rows[0].id };
     });
     stats.noteWrites(written);

@@ -3,6 +3,7 @@ import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPatter
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
+import { EVAL_INSERT_SQL } from './scoped.js';
 import { iso, parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
 import { lockTenantQuota } from './tenant-quota.js';
 import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
@@ -104,7 +105,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
           } else {
             await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
             await q.query(
-              'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)',
+              EVAL_INSERT_SQL,
               [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
             );
           }

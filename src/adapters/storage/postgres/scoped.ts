@@ -3,12 +3,15 @@ import type { EvalRepository, FeedbackRepository, MetricsRepository, SkillReposi
 import type { Db } from './db.js';
 import { iso } from './rows.js';
 
+/** One eval observation of a pattern. */
+export const EVAL_INSERT_SQL = 'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)';
+
 /** Eval observations: one row each, read back per pattern newest first. */
 export function createEvalRepository(db: Db): EvalRepository {
   return {
     async add(scope, patternId, score, at) {
       await db.query(
-        'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)',
+        EVAL_INSERT_SQL,
         [scope.tenant_id, scope.project_id, patternId, score, at],
         'evals.add',
       );
