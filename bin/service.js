@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
+// `node --` first: Node 20 itself reads an `--env-file` it finds anywhere on its command line,
+// even after the script, and exits 9 with its own message when the file is missing. After
+// `--` it leaves the CLI's own --env-file (commands/shared/env-file.ts) to the CLI.
 // Thin entry: everything lives in commands/ (compiled and bundled into dist/cli/ by `npm run
 // build`, which `npm ci` runs through the prepare script); commands/entry.ts is the bundle's entry.
 import { run } from '../dist/cli/entry.js';

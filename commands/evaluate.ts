@@ -3,12 +3,12 @@ import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/cl
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
-import { action, ioOf, type Io } from './shared/context.js';
+import { action, errorViewOf, ioOf, type Io } from './shared/context.js';
 import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
 import { assertWritableFile, writeFileAtomic } from './shared/files.js';
 import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './shared/input.js';
 import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
-import { printError, snippet, table, type Output } from './shared/output.js';
+import { printError, snippet, table, type ErrorView, type Output } from './shared/output.js';
 
 interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   task?: string;
@@ -63,7 +63,8 @@ export function register(program: Command): void {
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
       if (opts.junit) await writeFileAtomic(opts.junit, junitXml(outcomes, new Date()));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
-      return opts.batch !== undefined ? reportBatch(io, out, outcomes) : reportSingle(io, out, outcomes[0], opts);
+      const view = errorViewOf(command);
+      return opts.batch !== undefined ? reportBatch(io, out, outcomes, view) : reportSingle(io, out, outcomes[0], opts, view);
     });
   }));
 }
@@ -173,9 +174,10 @@ async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalC
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
-function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions): number {
+function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions, view: ErrorView): number {
   if (outcome.error) {
-    printError(io, outcome.cause ?? new Error(outcome.error.message));
+    // --json makes this error JSON like every other one: CI steps parse it.
+    printError(io, outcome.cause ?? new Error(outcome.error.message), view);
     return exitCodeFor(outcome.cause);
   }
   const result = outcome.result!;
@@ -205,7 +207,7 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
   return lines.join('\n');
 }
 
-function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unknown })[]): number {
+function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView): number {
   const passed = outcomes.filter((o) => !o.error && o.gateFailures.length === 0).length;
   const gated = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
   const errored = outcomes.filter((o) => o.error);
@@ -231,6 +233,6 @@ function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unk
       `${outcomes.length} cases: ${passed} passed, ${gated} failed the gate, ${errored.length} errors`,
     ].join('\n');
   });
-  for (const o of errored) io.stderr.write(`error: ${o.name}: ${o.error!.message}\n`);
+  for (const o of errored) printError(io, o.cause ?? new Error(o.error!.message), { ...view, subject: o.name });
   return exitCode;
 }

@@ -4,6 +4,7 @@ import { loadClientEnvWithFile } from '../src/config.js';
 import { readEnvFile, envFileArgument } from './shared/env-file.js';
 import { EXIT_CODE_HELP, ExitCode, exitCodeFor } from './shared/exit-codes.js';
 import { printError } from './shared/print-error.js';
+import { formatUsageError, jsonRequested } from './shared/usage-errors.js';
 import { cliVersion } from './shared/package-info.js';
 import { addDefaultExamples } from './examples.js';
 import { COMMANDS, commandsFor } from './registry.js';
@@ -18,9 +19,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const envFile = envFileArgument(argv.slice(2));
     if (envFile !== null) io = { ...io, env: loadClientEnvWithFile(readEnvFile(envFile)) };
   } catch (err) {
-    printError(io, err);
+    printError(io, err, { json: jsonRequested(argv.slice(2)) });
     return exitCodeFor(err);
   }
+  const json = jsonRequested(argv.slice(2));
   const program = new Command('service')
     .description('Execution memory and evaluation service for AI agents: run the server or talk to one.')
     .version(cliVersion(), '-V, --version', 'print the CLI version')
@@ -30,6 +32,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Usage errors of every command: JSON when the command line asks for JSON.
+      outputError: (s, write) => write(formatUsageError(s, json)),
     })
     .addHelpText('after', EXIT_CODE_HELP);
   // Subcommands copy exitOverride and the output settings when they are created, so usage

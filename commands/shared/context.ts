@@ -60,9 +60,9 @@ export function exitCodeOf(program: Command): number {
 
 /** --json (or --format json) also makes errors JSON; field errors are named by the flags. */
 export function errorViewOf(cmd: Command): ErrorView {
-  const opts = cmd.opts<{ json?: boolean; format?: string }>();
+  const opts = cmd.opts<{ json?: boolean; format?: string; retryWait?: number }>();
   const flags = new Set(cmd.options.map((o) => o.long).filter((l): l is string => l !== undefined));
-  return { json: opts.json === true || opts.format === 'json', flags };
+  return { json: opts.json === true || opts.format === 'json', flags, retryWaitSeconds: opts.retryWait };
 }
 
 /**

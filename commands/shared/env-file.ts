@@ -25,7 +25,9 @@ export function readEnvFile(file: string): Record<string, string> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read --env-file "${file}": ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new UsageError(`cannot read --env-file "${file}": ${why}`);
   }
   return parseEnv(text) as Record<string, string>;
 }

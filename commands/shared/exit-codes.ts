@@ -12,6 +12,7 @@ import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../
  * |------|---------------------------------------------------------------------------------|
  * | 0    | success                                                                         |
  * | 1    | failure: server error (500), conflict (409), LLM not configured (501),          |
+ * |      | a feature the server has not configured (501; API keys without DB auth),       |
  * |      | unavailable / maintenance (503), cannot reach the service, unexpected answer   |
  * | 2    | invalid input: validation (422/400), body too large (413), bad usage or flags, |
  * |      | unreadable input file, bad configuration (SERVICE_* variable)                   |
@@ -34,8 +35,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_HELP = `
 Exit codes:
   0    success
-  1    failure: server error, conflict, LLM not configured (501), unavailable (503),
-       service unreachable
+  1    failure: server error, conflict, LLM or another feature not configured on the
+       server (501; API keys without DB auth), unavailable (503), service unreachable
   2    invalid input: validation error (422), body too large (413), bad usage,
        unreadable input file, bad SERVICE_* configuration
   3    not authenticated (401) or not allowed (403)
@@ -92,6 +93,9 @@ const WIRE_EXIT_CODES: Record<WireErrorCode, ExitCode> = {
 /** Exit code for anything a command may throw (remote answers and local failures alike). */
 export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof ApiError) {
+    // Outside DB auth mode the key endpoints answer 404; nothing is missing but the server's
+    // configuration, so the CLI ends as for any feature the server has not configured.
+    if (err.status === 404 && /need DB auth mode/.test(err.detail)) return WIRE_EXIT_CODES.not_configured;
     const code = err.code;
     return code !== null && Object.hasOwn(WIRE_EXIT_CODES, code) ? WIRE_EXIT_CODES[code as WireErrorCode] : exitCodeForStatus(err.status);
   }

@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import { ApiError } from '../../src/client/index.js';
+import { ApiError, TransportError } from '../../src/client/index.js';
 import type { Io } from './context.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -8,7 +8,15 @@ export interface ErrorView {
   json?: boolean;
   /** Long flags of the running command (`--limit`…): a wire field with a flag is named by it. */
   flags?: ReadonlySet<string>;
+  /** What the error is about when a command reports several (a batch case, an input line). */
+  subject?: string;
+  /** The command's --retry-wait, so a rate-limit hint says whether the CLI waited. */
+  retryWaitSeconds?: number;
 }
+
+/** Keys, retention settings and per-project keys exist only on a server with DB auth. */
+const SERVER_WITHOUT_DB_AUTH =
+  'this server does not run DB auth: API keys and per-project settings need SERVICE_AUTH_MODE=db (or auto) with SERVICE_DATABASE_URL on the server';
 
 interface FieldProblem {
   /** `--limit` when the command has that flag, else the wire field (`records.3.task`). */
@@ -18,15 +26,32 @@ interface FieldProblem {
 
 /**
  * Hints name the CLI command to run, never an HTTP route (the server's messages are written
- * for HTTP clients). Matched on the status and the server's detail.
+ * for HTTP clients). Matched on the status and the server's detail; the first match wins, so
+ * specific entries come before the general one of their status.
  */
-const HINTS: { status: number; detail?: RegExp; hint: string }[] = [
+const HINTS: { status: number; detail?: RegExp; hint: string | ((view: ErrorView) => string | undefined) }[] = [
+  { status: 401, detail: /bootstrap token/, hint: "the token must equal the server's SERVICE_BOOTSTRAP_TOKEN (pass it with --token, or type it at the prompt)" },
   { status: 401, hint: 'pass --api-key or set SERVICE_API_KEY (in the shell or an --env-file)' },
-  { status: 403, hint: 'use a key with a higher role (see `service keys list`), or the project the key belongs to' },
+  // Refusals that no other key would change: the server's auth mode, the key's project, the plan.
+  { status: 403, detail: /DB auth mode/, hint: SERVER_WITHOUT_DB_AUTH },
+  {
+    status: 403,
+    detail: /API key is bound to project/,
+    hint: 'drop --project (or SERVICE_PROJECT): a DB key works in its own project; owners manage other projects\' keys with `service keys … --for-project ID`',
+  },
+  { status: 403, detail: /plan/, hint: 'see `service billing status` for the plan and its limits' },
+  { status: 403, detail: /permission is required|key cannot|owner keys|only an owner|limited to its owner/, hint: 'use a key with a higher role (see `service keys list`), or the project the key belongs to' },
+  { status: 404, detail: /DB auth mode/, hint: SERVER_WITHOUT_DB_AUTH },
   { status: 404, detail: /rollup has been computed/, hint: 'compute it first: `service analytics rollup <window>`' },
   { status: 409, detail: /already bootstrapped/, hint: 'create further keys with `service keys create --name NAME`' },
-  { status: 429, detail: /rate limit/, hint: 'the CLI waited as long as --retry-wait allows (default 120 s); raise it, or slow down' },
-  { status: 501, hint: 'the server has no LLM provider: start it with SERVICE_LLM_PROVIDER and the provider key' },
+  {
+    status: 429,
+    detail: /rate limit/,
+    hint: (view) => (view.retryWaitSeconds === 0
+      ? 'the CLI did not wait (--retry-wait 0): try again later, or let it wait with --retry-wait SECONDS'
+      : 'the CLI waited as long as --retry-wait allows (default 120 s); raise it, or slow down'),
+  },
+  { status: 501, detail: /LLM/, hint: 'the server has no LLM provider: start it with SERVICE_LLM_PROVIDER and the provider key' },
 ];
 
 /** The wire field `eval_score` as the flag `--eval-score`, when the command has such a flag. */
@@ -53,8 +78,11 @@ function describe(err: unknown, view: ErrorView) {
     } else {
       fields = fields.filter((f) => !message.includes(`${f.name}: ${f.message}`));
     }
-    hint = HINTS.find((h) => h.status === err.status && (!h.detail || h.detail.test(err.detail)))?.hint;
+    const found = HINTS.find((h) => h.status === err.status && (!h.detail || h.detail.test(err.detail)))?.hint;
+    hint = typeof found === 'function' ? found(view) : found;
     if (err.status >= 500 && err.requestId) requestId = err.requestId;
+  } else if (err instanceof TransportError && err.code === 'ECONNREFUSED') {
+    hint = 'is `service serve` running there? set --url or SERVICE_URL';
   }
   return { message, fields, hint, status, requestId };
 }
@@ -66,6 +94,7 @@ function describe(err: unknown, view: ErrorView) {
  */
 export function printError(io: Io, err: unknown, view: ErrorView = {}): void {
   const d = describe(err, view);
+  if (view.subject !== undefined) d.message = `${view.subject}: ${d.message}`;
   if (view.json) {
     const error: Record<string, unknown> = { message: d.message, exit_code: exitCodeFor(err) };
     if (d.status !== undefined) error.status = d.status;

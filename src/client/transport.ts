@@ -93,9 +93,12 @@ export interface StreamedResponse {
   body: AsyncIterable<Buffer> & { destroy(): void };
 }
 
-/** Connection-level failure codes, worded for someone at a terminal. */
+/**
+ * Connection-level failure codes in words. The library says what happened; what to do about
+ * it in a shell (`--url`, SERVICE_URL) is the CLI's to add (commands/shared/print-error.ts).
+ */
 const TRANSPORT_REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused (is `service serve` running there? set --url or SERVICE_URL)',
+  ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset by the server',
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'host name lookup failed (temporary DNS failure)',

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliInTty, stripAnsi } from '../support/cli.js';
-import { tempDir } from '../support/env.js';
+import { BIN, runCli, runCliInTty, stripAnsi } from '../support/cli.js';
+import { childEnv, tempDir } from '../support/env.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
 /**
@@ -85,6 +85,28 @@ describe('shell conveniences', () => {
     const missing = await runCli(['health', '--env-file', join(dir.path, 'nope.env')]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('nope.env');
+  });
+
+  it('a missing --env-file is the CLI\'s usage error (exit 2), also when bin/service.js runs by its shebang', async () => {
+    const missing = join(dir.path, 'nope.env');
+    // Executed as a program, the way `service` runs from the PATH (npm links bin/service.js).
+    const direct = spawnSync(BIN, ['health', '--env-file', missing], { encoding: 'utf8', env: childEnv() });
+    expect(direct.status).toBe(2);
+    expect(direct.stderr).toBe(`error: cannot read --env-file "${missing}": no such file\n`);
+    const json = spawnSync(BIN, ['--env-file', missing, 'health', '--json'], { encoding: 'utf8', env: childEnv() });
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { exit_code: 2, message: expect.stringContaining('no such file') } });
+  });
+
+  it('against a dev-auth server, keys and retention settings say why they cannot work (keys: exit 1, not 4)', async () => {
+    const keys = await cli(['keys', 'list']);
+    expect(keys.code).toBe(1);
+    expect(keys.stderr).toMatch(/API keys need DB auth mode/);
+    expect(keys.stderr).toMatch(/hint: this server does not run DB auth/);
+    const retention = await cli(['governance', 'retention', 'set', '30']);
+    expect(retention.code).toBe(3);
+    expect(retention.stderr).toMatch(/hint: this server does not run DB auth/);
+    expect(retention.stderr).not.toContain('service keys list');
   });
 
   it('version with the server down still prints the CLI version (human and JSON)', async () => {

@@ -57,6 +57,31 @@ describe('service (no server needed)', () => {
     expect(option.stderr).toContain("error: unknown option '--limt'");
   });
 
+  it('an unknown command without a close match is one line and a hint, not the whole help', async () => {
+    const res = await runCli(['xyzzy']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe("error: unknown command 'xyzzy'\n  hint: see `service --help` for the commands\n");
+  });
+
+  it('with --json on the line, usage errors of any command are one JSON object (exit 2)', async () => {
+    for (const args of [
+      ['recall', 'x', '--limit', 'many', '--json'],
+      ['keys', 'list', '--bogus', '--format', 'json'],
+      ['governance', 'delete-project', '--json'],
+      ['recal', 'x', '--json'],
+    ]) {
+      const res = await runCli(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stdout).toBe('');
+      const { error } = JSON.parse(res.stderr) as { error: { message: string; exit_code: number; hint?: string } };
+      expect(error.exit_code).toBe(2);
+      expect(error.message).not.toMatch(/^error:/);
+    }
+    const typo = JSON.parse((await runCli(['recal', 'x', '--json'])).stderr) as { error: { message: string; hint: string } };
+    expect(typo.error).toEqual({ message: "unknown command 'recal'", exit_code: 2, hint: 'did you mean recall?' });
+  });
+
   it('missing required options and malformed numbers are usage errors (exit 2)', async () => {
     const missing = await runCli(['learn', '--task', 't', '--eval-score', '5']);
     expect(missing.code).toBe(2);
@@ -73,7 +98,7 @@ describe('service (no server needed)', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toBe(
-      `error: cannot reach the service at ${deadUrl}/v1/recall: connection refused (is \`service serve\` running there? set --url or SERVICE_URL)\n`,
+      `error: cannot reach the service at ${deadUrl}/v1/recall: connection refused\n  hint: is \`service serve\` running there? set --url or SERVICE_URL\n`,
     );
   });
 

@@ -143,9 +143,8 @@ describe('ServiceClient on the wire', () => {
     await client.close();
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).code).toBe('ECONNREFUSED');
-    expect((err as Error).message).toBe(
-      `cannot reach the service at http://127.0.0.1:${port}/v1/health: connection refused (is \`service serve\` running there? set --url or SERVICE_URL)`,
-    );
+    // The library speaks of no CLI flag: --url is the CLI's hint to add.
+    expect((err as Error).message).toBe(`cannot reach the service at http://127.0.0.1:${port}/v1/health: connection refused`);
   });
 
   it('refuses a base URL that is not http(s)', () => {

@@ -79,6 +79,24 @@ describe('errors for scripts', () => {
     expect(human.stderr).toMatch(/^error: invalid --limit: /);
   });
 
+  it('evaluate --json prints its failure as one JSON object on stderr, a batch one per failed case', async () => {
+    ctx.fake.script(() => reply.error(400));
+    const res = await cli(['evaluate', '--code', 'x = 1', '--num-evals', '1', '--json']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    const { error } = JSON.parse(res.stderr) as { error: { message: string; status: number; exit_code: number } };
+    expect(error).toMatchObject({ status: 503, exit_code: 1 });
+    expect(error.message).toMatch(/evaluator/);
+
+    const batch = await cli(['evaluate', '--batch', '-', '--num-evals', '1', '--json'], {
+      input: [JSON.stringify({ name: 'one', code: 'a' }), JSON.stringify({ name: 'two', code: 'b' })].join('\n'),
+    });
+    expect(batch.code).toBe(1);
+    const lines = batch.stderr.trim().split('\n').map((l) => JSON.parse(l) as { error: { message: string; exit_code: number } });
+    expect(lines.map((l) => l.error.message.split(':')[0]).sort()).toEqual(['one', 'two']);
+    expect(lines.every((l) => l.error.exit_code === 1)).toBe(true);
+  });
+
   it('hints name CLI commands, not HTTP routes', async () => {
     const res = await cli(['analytics', 'get', 'weekly']);
     expect(res.code).toBe(4);

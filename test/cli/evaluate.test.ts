@@ -163,7 +163,9 @@ describe('service evaluate --batch', () => {
     const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--junit', junit, '--json']);
     expect(res.code).toBe(1);
     expect(JSON.parse(res.stdout).summary).toMatchObject({ passed: 0, gate_failed: 1, errors: 1, exit_code: 1 });
-    expect(res.stderr).toMatch(/error: broken: /);
+    // --json: the failed case is a JSON error on stderr, named by its case.
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: { exit_code: 1, status: 503 } });
+    expect((JSON.parse(res.stderr) as { error: { message: string } }).error.message).toMatch(/^broken: /);
     const xml = await readFile(junit, 'utf8');
     expect(xml).toMatch(/tests="2" failures="1" errors="1"/);
     expect(testcases(xml)[1].body).toMatch(/<error message="[^"]*" type="http-503">/);

@@ -37,6 +37,10 @@ describe('rate limits from the command line', () => {
     const res = await runCli(['evaluate', '--batch', '-', '--num-evals', '1', '--concurrency', '6', '--retry-wait', '0', '--url', ctx.server.url], { input: cases });
     expect(res.code).toBe(5);
     expect(res.stderr).toContain('rate limit exceeded');
+    // Nothing was waited for, and the hint does not pretend otherwise.
+    expect(res.stderr).not.toContain('waiting');
+    expect(res.stderr).toContain('hint: the CLI did not wait (--retry-wait 0)');
+    expect(res.stderr).not.toContain('the CLI waited');
   });
 
   it('a shell loop of learns over the per-IP limit completes', async () => {

@@ -114,6 +114,36 @@ describe('errors', () => {
     expect(auth.stderr.text).toContain('error: missing or invalid API key\n  hint: pass --api-key or set SERVICE_API_KEY');
   });
 
+  it('hints fit the refusal: bootstrap token, server without DB auth, --retry-wait 0', () => {
+    const hintOf = (status: number, detail: string, retryWaitSeconds?: number) => {
+      const { io, stderr } = fakeIo();
+      printError(io, new ApiError(status, detail, { detail }, null), { retryWaitSeconds });
+      return /hint: (.*)/.exec(stderr.text)?.[1] ?? null;
+    };
+    const bootstrap = hintOf(401, 'invalid bootstrap token');
+    expect(bootstrap).toMatch(/SERVICE_BOOTSTRAP_TOKEN/);
+    expect(bootstrap).not.toMatch(/--api-key/);
+    // A dev- or env-auth server: no key would help, so no `service keys list`.
+    for (const [status, detail] of [
+      [403, 'setting the retention policy needs DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this request used dev auth'],
+      [404, 'API keys need DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this server uses dev auth'],
+    ] as const) {
+      const hint = hintOf(status, detail);
+      expect(hint).toMatch(/SERVICE_AUTH_MODE=db/);
+      expect(hint).not.toMatch(/keys list/);
+    }
+    expect(hintOf(403, 'the "keys:list" permission is required; this API key\'s role is editor')).toMatch(/service keys list/);
+    expect(hintOf(429, 'rate limit exceeded', 0)).toMatch(/^the CLI did not wait \(--retry-wait 0\)/);
+    expect(hintOf(429, 'rate limit exceeded', 120)).toMatch(/^the CLI waited as long as --retry-wait allows/);
+    expect(hintOf(501, 'billing is off on this server: set PAYMENT_SECRET_KEY')).toBeNull();
+  });
+
+  it('keys against a server without DB auth end as a feature the server has not configured (exit 1, not 4)', () => {
+    const detail = 'API keys need DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this server uses dev auth';
+    expect(exitCodeFor(new ApiError(404, detail, { detail, code: 'not_found' }, null))).toBe(ExitCode.FAILURE);
+    expect(exitCodeFor(new ApiError(404, 'pattern not found', { detail: 'pattern not found', code: 'not_found' }, null))).toBe(ExitCode.NOT_FOUND);
+  });
+
   it('maps statuses through the one exit-code table', () => {
     const expected: [number, number][] = [
       [200, 0], [400, 2], [422, 2], [413, 2], [401, 3], [403, 3], [404, 4], [402, 5], [429, 5],
