@@ -1,11 +1,13 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import type { RecallMatch, RecallResponse } from '../src/client/index.js';
+import type { RecallMatch, RecallRequest, RecallResponse, ServiceClient } from '../src/client/index.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
-import { action, ioOf } from './shared/context.js';
+import { batchInput, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
+import { action, errorViewOf, ioOf } from './shared/context.js';
+import { UsageError } from './shared/exit-codes.js';
 import { readTextArg } from './shared/input.js';
-import { addClientOptions, finiteNumber, wholeNumber, withClient, type ClientOptionValues } from './shared/options.js';
-import { snippet, table } from './shared/output.js';
+import { addClientOptions, finiteNumber, integerIn, wholeNumber, withClient, type ClientOptionValues } from './shared/options.js';
+import { snippet, table, type Output } from './shared/output.js';
 
 interface RecallOptions extends ClientOptionValues {
   limit?: number;
@@ -15,17 +17,19 @@ interface RecallOptions extends ClientOptionValues {
   classification?: Classification;
   source?: Source;
   minScore?: number;
-  readonly?: boolean;
+  countReuse?: boolean;
   verify?: boolean;
   recencyWeight?: number;
   recencyHalfLife?: number;
+  batch?: string | true;
+  concurrency: number;
 }
 
 export function register(program: Command): void {
   const cmd = program
     .command('recall')
-    .description('find stored patterns similar to a task')
-    .argument('<task>', 'the task: literal text, - for stdin, @file to read a file')
+    .description('find stored patterns similar to a task (read-only unless --count-reuse)')
+    .argument('[task]', 'the task: literal text, - for stdin, @file to read a file (not with --batch)')
     .option('--limit <n>', 'matches to return, 1 to 50 (server default 5)', wholeNumber)
     .option('--offset <n>', 'skip this many matches (paging)', wholeNumber)
     .option('--no-dedupe', 'keep near-duplicate tasks instead of only the best of each group')
@@ -33,33 +37,96 @@ export function register(program: Command): void {
     .addOption(new Option('--classification <level>', 'only patterns with this classification').choices(CLASSIFICATIONS))
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
-    .option('--readonly', 'do not count the matches as reuses')
+    .option('--count-reuse', 'count the reusable matches as reuses (reuse count + 1, success score + 0.1, ROI event); an agent that uses the answer passes this')
+    // Recall from the command line is read-only by default now; the old flag stays accepted.
+    .addOption(new Option('--readonly', 'do not count the matches as reuses (the default)').hideHelp().conflicts('countReuse'))
     .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)")
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
-    .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber);
+    .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber)
+    .option('--batch [file]', 'recall every line of FILE (- or no value: stdin): a task per line, or a JSON object of recall fields; NDJSON out')
+    .option('--concurrency <n>', 'lines recalled at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
   addClientOptions(cmd);
 
-  cmd.action(action(async (taskArg: string, opts: RecallOptions, command: Command) => {
-    const task = await readTextArg(taskArg, ioOf(command).stdin, 'task');
+  cmd.action(action(async (taskArg: string | undefined, opts: RecallOptions, command: Command) => {
+    const io = ioOf(command);
+    if (opts.batch !== undefined) {
+      if (taskArg !== undefined) throw new UsageError('--batch reads the tasks from the file (or stdin): drop the task argument');
+      const input = await batchInput(opts.batch === true ? '-' : opts.batch, io);
+      return withClient(opts, command, async (client, out) => recallBatch(client, out, numberedLines(input), opts, command));
+    }
+    if (taskArg === undefined) throw new UsageError("missing required argument 'task' (or use --batch FILE)");
+    const task = await readTextArg(taskArg, io.stdin, 'task');
     return withClient(opts, command, async (client, out) => {
-      const res = await out.withSpinner('recalling…', () => client.recall({
-        task,
-        limit: opts.limit,
-        offset: opts.offset,
-        deduplicate: opts.dedupe,
-        eval_weighted: opts.evalWeighted,
-        classification: opts.classification,
-        source: opts.source,
-        min_score: opts.minScore,
-        readonly: opts.readonly === true ? true : undefined,
-        verify: opts.verify === true ? true : undefined,
-        recency_weight: opts.recencyWeight,
-        recency_half_life_days: opts.recencyHalfLife,
-      }));
+      const res = await out.withSpinner('recalling…', () => client.recall({ ...requestDefaults(opts), task }));
       for (const warning of res.warnings ?? []) out.note(`warning: ${warning}`);
+      if (res.matches.length === 0 && (opts.offset ?? 0) === 0) await warnIfProjectEmpty(client, opts, command);
       out.result(res, () => renderRecall(res, opts.offset ?? 0, out.color));
     });
   }));
+}
+
+/** The request fields the flags set; a --batch line's own fields override them. */
+function requestDefaults(opts: RecallOptions): Omit<RecallRequest, 'task'> {
+  return {
+    limit: opts.limit,
+    offset: opts.offset,
+    deduplicate: opts.dedupe,
+    eval_weighted: opts.evalWeighted,
+    classification: opts.classification,
+    source: opts.source,
+    min_score: opts.minScore,
+    // Exploring from a shell must not change what is stored: counting is opt-in here, while
+    // the HTTP API keeps the specification's default (a POST recall counts).
+    readonly: opts.countReuse !== true,
+    verify: opts.verify === true ? true : undefined,
+    recency_weight: opts.recencyWeight,
+    recency_half_life_days: opts.recencyHalfLife,
+  };
+}
+
+/**
+ * No match at all in a project named by --project (or SERVICE_PROJECT): a typo in the name
+ * looks exactly like an empty project, so say when the project holds no pattern. Only the
+ * caller's own scope is counted (GET /v1/metrics), nothing of any other project or tenant.
+ */
+async function warnIfProjectEmpty(client: ServiceClient, opts: RecallOptions, command: Command): Promise<void> {
+  if (opts.project === undefined) return;
+  const metrics = await client.metrics().catch(() => null);
+  if (metrics === null || metrics.pattern_count > 0) return;
+  const from = command.getOptionValueSource('project') === 'cli' ? '--project' : 'SERVICE_PROJECT';
+  ioOf(command).stderr.write(
+    `warning: project "${opts.project}" has no patterns: check the name given by ${from} (a project starts with its first learn or import)\n`,
+  );
+}
+
+const RECALL_FIELDS = new Set([
+  'task', 'limit', 'offset', 'deduplicate', 'eval_weighted', 'classification', 'source', 'min_score', 'readonly', 'verify',
+  'recency_weight', 'recency_half_life_days',
+]);
+
+/** A batch line: plain text is the task; a `{…}` line is an object of recall fields (and an `id`). */
+function recallLine(opts: RecallOptions) {
+  const defaults = requestDefaults(opts);
+  return (input: InputLine): LineRequest<RecallRequest> => {
+    if (!input.text.trimStart().startsWith('{')) return { request: { ...defaults, task: input.text } };
+    const { id, ...fields } = parseObjectLine(input.text);
+    const unknown = Object.keys(fields).filter((k) => !RECALL_FIELDS.has(k));
+    if (unknown.length > 0) throw new UsageError(`unknown field ${unknown.join(', ')} (recall fields: ${[...RECALL_FIELDS].join(', ')}, and id)`);
+    return { id, request: { ...defaults, ...fields } as RecallRequest };
+  };
+}
+
+async function recallBatch(client: ServiceClient, out: Output, lines: AsyncIterable<InputLine>, opts: RecallOptions, command: Command): Promise<number> {
+  const spinner = await out.startSpinner('recalling…');
+  try {
+    return await runLines(ioOf(command), lines, {
+      concurrency: opts.concurrency,
+      view: errorViewOf(command),
+      progress: { answered: (n) => spinner.update(`recalled ${n} line${n === 1 ? '' : 's'}…`) },
+    }, recallLine(opts), (request) => client.recall(request));
+  } finally {
+    spinner.stop();
+  }
 }
 
 const TIER_COLOURS: Record<RecallMatch['reuse_tier'], (c: ChalkInstance) => ChalkInstance> = {
@@ -76,14 +143,18 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
     m.similarity.toFixed(3),
     TIER_COLOURS[m.reuse_tier](c)(m.reuse_tier),
     m.pattern_key,
-    snippet(m.pattern.task),
+    snippet(m.pattern.task, 50),
+    // The code's first line is usually enough to tell matches apart; `patterns get` shows it all.
+    snippet(m.pattern.code, 40),
   ]);
   const verified = res.matches.some((m) => m.verification !== undefined);
   if (verified) {
     // Verified recalls add the LLM's verdict; '-' where a match was not verified.
     res.matches.forEach((m, i) => rows[i].splice(4, 0, m.verification ? m.verification.verdict : '-'));
   }
-  const headers = verified ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task'] : ['rank', 'score', 'similarity', 'tier', 'key', 'task'];
+  const headers = verified
+    ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task', 'code']
+    : ['rank', 'score', 'similarity', 'tier', 'key', 'task', 'code'];
   const lines = [table(headers, rows, c)];
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');

@@ -93,20 +93,29 @@ function describe(err: unknown, view: ErrorView) {
  * `{"error": {"message", "exit_code", "status"?, "fields"?, "hint"?, "request_id"?}}`.
  */
 export function printError(io: Io, err: unknown, view: ErrorView = {}): void {
-  const d = describe(err, view);
-  if (view.subject !== undefined) d.message = `${view.subject}: ${d.message}`;
   if (view.json) {
-    const error: Record<string, unknown> = { message: d.message, exit_code: exitCodeFor(err) };
-    if (d.status !== undefined) error.status = d.status;
-    if (d.fields.length > 0) error.fields = d.fields;
-    if (d.hint) error.hint = d.hint;
-    if (d.requestId) error.request_id = d.requestId;
-    io.stderr.write(`${JSON.stringify({ error })}\n`);
+    io.stderr.write(`${JSON.stringify({ error: errorObject(err, view) })}\n`);
     return;
   }
+  const d = describe(err, view);
+  if (view.subject !== undefined) d.message = `${view.subject}: ${d.message}`;
   const red = new Chalk({ level: io.stderr.isTTY === true && !io.env.noColor ? 1 : 0 }).red;
   const lines = [`${red('error:')} ${d.message}`, ...d.fields.map((f) => `  ${f.name}: ${f.message}`)];
   if (d.hint) lines.push(`  hint: ${d.hint}`);
   if (d.requestId) lines.push(`  request id: ${d.requestId}`);
   io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The JSON form of an error: `{message, exit_code, status?, fields?, hint?, request_id?}`, as
+ * printed with --json and as written inline for a failed line of a --batch run.
+ */
+export function errorObject(err: unknown, view: ErrorView = {}): Record<string, unknown> {
+  const d = describe(err, view);
+  const error: Record<string, unknown> = { message: view.subject === undefined ? d.message : `${view.subject}: ${d.message}`, exit_code: exitCodeFor(err) };
+  if (d.status !== undefined) error.status = d.status;
+  if (d.fields.length > 0) error.fields = d.fields;
+  if (d.hint) error.hint = d.hint;
+  if (d.requestId) error.request_id = d.requestId;
+  return error;
 }

@@ -9,7 +9,7 @@ import { startServer, type ServerHandle } from '../support/server.js';
 
 let dir: { path: string; remove(): Promise<void> };
 let server: ServerHandle;
-const cli = (args: string[], input?: string) => runCli([...args, '--url', server.url], { input });
+const cli = (args: string[], input?: string, env?: Record<string, string>) => runCli([...args, '--url', server.url], { input, env });
 
 const SORT_TASK = 'sort a list of integers in ascending order with python';
 const CSV_TASK = 'parse a csv file into a list of dictionaries keyed by header';
@@ -95,17 +95,32 @@ describe('recall', () => {
     expect(second.matches[0].pattern_key).not.toBe(first.matches[0].pattern_key);
   });
 
-  it('--readonly does not count a reuse; a plain recall does', async () => {
+  it('recall is read-only by default (--readonly still accepted); --count-reuse counts the reuse', async () => {
     const reuseCount = async (extra: string[]) => {
       const body = JSON.parse((await cli(['recall', HTTP_TASK, '--limit', '1', ...extra])).stdout) as Recalled;
       expect(body.matches[0].pattern.task).toBe(HTTP_TASK);
       expect(body.matches[0].reuse_tier).toBe('duplicate');
       return body.matches[0].pattern.reuse_count;
     };
-    const before = await reuseCount(['--readonly']);
+    const before = await reuseCount([]);
+    expect(await reuseCount([])).toBe(before);
     expect(await reuseCount(['--readonly'])).toBe(before);
-    await reuseCount([]);
-    expect(await reuseCount(['--readonly'])).toBe(before + 1);
+    await reuseCount(['--count-reuse']);
+    expect(await reuseCount([])).toBe(before + 1);
+    const both = await cli(['recall', HTTP_TASK, '--readonly', '--count-reuse']);
+    expect(both.code).toBe(2);
+  });
+
+  it('a mistyped --project with no patterns says so on stderr; a project with patterns does not', async () => {
+    const typo = await cli(['recall', HTTP_TASK, '--project', 'tema_b']);
+    expect(typo.code).toBe(0);
+    expect(JSON.parse(typo.stdout)).toMatchObject({ matches: [] });
+    expect(typo.stderr).toBe('warning: project "tema_b" has no patterns: check the name given by --project (a project starts with its first learn or import)\n');
+    const env = await cli(['recall', HTTP_TASK], undefined, { SERVICE_PROJECT: 'tema_b' });
+    expect(env.stderr).toContain('given by SERVICE_PROJECT');
+    const none = await cli(['recall', HTTP_TASK, '--project', 'default', '--min-score', '10']);
+    expect(JSON.parse(none.stdout)).toMatchObject({ matches: [] });
+    expect(none.stderr).toBe('');
   });
 
   it('a limit out of bounds is exit 2', async () => {
@@ -130,8 +145,8 @@ describe('output for people', () => {
     expect(res.code).toBe(0);
     expect(hasColour(res.output)).toBe(true);
     const plain = stripAnsi(res.output);
-    expect(plain).toMatch(/rank\s+score\s+similarity\s+tier\s+key\s+task/);
-    expect(plain).toMatch(/^1\s+\d\.\d{3}\s+1\.000\s+duplicate\s+patterns\/[0-9a-z]+\s+retry an http request/m);
+    expect(plain).toMatch(/rank\s+score\s+similarity\s+tier\s+key\s+task\s+code/);
+    expect(plain).toMatch(/^1\s+\d\.\d{3}\s+1\.000\s+duplicate\s+patterns\/[0-9a-z]+\s+retry an http request.*\s+backoff\(\)/m);
     expect(plain).toContain('more matches: --offset 2');
   });
 
@@ -151,6 +166,8 @@ describe('output for people', () => {
     const res = await runCliInTty(['learn', '--task', HTTP_TASK, '--code', 'x', '--eval-score', '1', '--url', server.url], { env: { NO_COLOR: '1' } });
     expect(res.code).toBe(0);
     expect(res.output).toContain('not stored: a near-identical pattern with an equal or better score already exists');
+    // It names the pattern it kept.
+    expect(stripAnsi(res.output)).toMatch(/kept patterns\/[0-9a-z]+/);
     expect(res.output).toMatch(/pattern count: \d+/);
   });
 });
