@@ -41,6 +41,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
+  --batch [--tasks N]         instead: N recalls via one "recall --batch" vs N processes (bench/batch.ts)
   --help`;
 
 export class UsageError extends Error {}

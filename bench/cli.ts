@@ -42,7 +42,7 @@ function parseCliArgs(argv: string[]): CliBenchOptions {
 }
 
 /** The parent's environment without any SERVICE_* setting, plus `extra`. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SERVICE_')) env[name] = value;
   return { ...env, ...extra };
@@ -56,14 +56,14 @@ function timeOnce(args: string[], env: NodeJS.ProcessEnv): number {
   return ms;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Starts `service serve --port 0` on a fresh JSON data path; resolves with its URL. */
-function startServer(bin: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+export function startServer(bin: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -8,6 +8,7 @@ import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
 import { runExportBench } from './export.js';
 import { runCliBench } from './cli.js';
+import { runBatchBench } from './batch.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -110,6 +111,11 @@ async function main(argv: string[]): Promise<number> {
     // --cli measures the command line's start-up instead (bench/cli.ts).
     if (argv.includes('--cli')) {
       await runCliBench(argv);
+      return 0;
+    }
+    // --batch: N recalls through one `recall --batch` against N processes (bench/batch.ts).
+    if (argv.includes('--batch')) {
+      await runBatchBench(argv);
       return 0;
     }
     options = parseArgs(argv);
