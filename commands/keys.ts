@@ -20,7 +20,7 @@ type RevokeOptions = ClientOptionValues & YesOptionValues;
 
 /** `service keys create | list | revoke | rotate`: API keys of the caller's project (DB auth mode). */
 export function register(program: Command): void {
-  const keys = program.command('keys').description('manage API keys of your project (DB auth mode; admin role or higher)');
+  const keys = program.command('keys').description('manage API keys of your project, or as an owner of any project of your tenant (DB auth mode; admin role or higher)');
 
   const create = keys
     .command('create')
@@ -44,19 +44,24 @@ export function register(program: Command): void {
     });
   }));
 
-  const list = keys.command('list').description('list the keys of your project (never their secrets)');
+  const list = keys
+    .command('list')
+    .description('list the keys of your project (never their secrets)')
+    .option('--for-project <id>', '(owner keys) the keys of another project of your tenant')
+    .addOption(new Option('--all-projects', '(owner keys) the keys of every project of your tenant').conflicts('forProject'));
   addClientOptions(list);
-  list.action(action(async (opts: ClientOptionValues, command: Command) => {
+  list.action(action(async (opts: ClientOptionValues & { forProject?: string; allProjects?: boolean }, command: Command) => {
     return withClient(opts, command, async (client, out) => {
-      const res = await client.keys.list();
-      out.result(res, () => renderKeys(res.keys, out.color.dim));
+      const res = await client.keys.list({ projectId: opts.forProject, allProjects: opts.allProjects });
+      const acrossProjects = opts.allProjects === true;
+      out.result(res, () => renderKeys(res.keys, out.color.dim, acrossProjects));
     });
   }));
 
   const revoke = keys
     .command('revoke')
-    .description('revoke a key: every request with it is refused at once')
-    .argument('<key-id>', 'id of the key (see `service keys list`)');
+    .description('revoke a key: every request with it is refused at once (owner keys: a key of any project of the tenant)')
+    .argument('<key-id>', 'id of the key (see `service keys list`, `--all-projects` for an owner)');
   addYesOption(revoke);
   addClientOptions(revoke);
   revoke.action(action(async (keyId: string, opts: RevokeOptions, command: Command) => {
@@ -72,8 +77,8 @@ export function register(program: Command): void {
 
   const rotate = keys
     .command('rotate')
-    .description('replace a key\'s secret: a new key (same name, role, quota) is printed once; the old secret stops working')
-    .argument('<key-id>', 'id of the key (see `service keys list`)');
+    .description('replace a key\'s secret: a new key (same name, role, quota) is printed once; the old secret stops working (owner keys: any project of the tenant)')
+    .argument('<key-id>', 'id of the key (see `service keys list`, `--all-projects` for an owner)');
   addClientOptions(rotate);
   rotate.action(action(async (keyId: string, opts: ClientOptionValues, command: Command) => {
     return withClient(opts, command, async (client, out) => {
@@ -85,11 +90,14 @@ export function register(program: Command): void {
   }));
 }
 
-function renderKeys(keys: KeyInfo[], dim: (s: string) => string): string {
-  if (keys.length === 0) return 'no API keys in this project';
+function renderKeys(keys: KeyInfo[], dim: (s: string) => string, withProject = false): string {
+  if (keys.length === 0) return withProject ? 'no API keys in this tenant' : 'no API keys in this project';
   const rows = keys.map((k) => {
     const cells = [k.key_id, k.name, k.role, `${k.prefix}…`, k.status, k.created_at.slice(0, 10), k.expires_at?.slice(0, 10) ?? '-', k.max_patterns === null ? '-' : String(k.max_patterns)];
+    if (withProject) cells.splice(1, 0, k.project_id);
     return k.status === 'active' ? cells : cells.map((cell) => dim(cell));
   });
-  return table(['key id', 'name', 'role', 'prefix', 'status', 'created', 'expires', 'max patterns'], rows);
+  const headers = ['key id', 'name', 'role', 'prefix', 'status', 'created', 'expires', 'max patterns'];
+  if (withProject) headers.splice(1, 0, 'project');
+  return table(headers, rows);
 }

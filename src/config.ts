@@ -378,7 +378,8 @@ export function loadClientEnv(env: Env = process.env): ClientEnv {
     apiKey: str(env, 'SERVICE_API_KEY'),
     project: str(env, 'SERVICE_PROJECT'),
     bootstrapToken: str(env, 'SERVICE_BOOTSTRAP_TOKEN'),
-    noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+    // NO_COLOR (no-color.org) or FORCE_COLOR=0 (the other convention's "off") turn colour off.
+    noColor: (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false',
     ci: str(env, 'CI') !== null && env.CI !== 'false',
     stepSummary: str(env, 'GITHUB_STEP_SUMMARY'),
   };

@@ -10,7 +10,7 @@ import {
 } from '../../src/contracts/governance.js';
 import { DeepHealthResponse, HealthResponse, VersionResponse } from '../../src/contracts/health.js';
 import { JobListQuery, JobListResponse, JobParams, JobRecord } from '../../src/contracts/jobs.js';
-import { BootstrapRequest, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse, KeyParams } from '../../src/contracts/keys.js';
+import { BootstrapRequest, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListQuery, KeyListResponse, KeyParams } from '../../src/contracts/keys.js';
 import {
   AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse,
   EvolveRequest, EvolveResponse, FeedbackDecayResponse, FeedbackQuery, FeedbackResponse,
@@ -129,9 +129,14 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
 
   'POST /v1/keys/bootstrap': { tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).', body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409] },
   'POST /v1/keys': { tag: 'keys', summary: 'Create a key of at most the caller\'s role; the secret is shown once.', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404] },
-  'GET /v1/keys': { tag: 'keys', summary: 'Keys of the current project (no secrets).', response: KeyListResponse, errors: [404] },
-  'DELETE /v1/keys/{id}': { tag: 'keys', summary: 'Revoke a key at once.', params: KeyParams, response: KeyInfo, errors: [404, 409] },
-  'POST /v1/keys/{id}/rotate': { tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once.', params: KeyParams, response: IssuedKey, errors: [404] },
+  'GET /v1/keys': {
+    tag: 'keys', summary: 'Keys of the current project (no secrets); owner keys may name another project of the tenant or ask for all.',
+    query: KeyListQuery, response: KeyListResponse, errors: [404],
+  },
+  'DELETE /v1/keys/{id}': { tag: 'keys', summary: 'Revoke a key at once (owner keys: a key of any project of the tenant).', params: KeyParams, response: KeyInfo, errors: [404, 409] },
+  'POST /v1/keys/{id}/rotate': {
+    tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once (owner keys: any project of the tenant).', params: KeyParams, response: IssuedKey, errors: [404],
+  },
 };
 
 /** Fastify's `/v1/jobs/:id` → OpenAPI's `/v1/jobs/{id}`. */

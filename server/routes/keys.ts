@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { BootstrapRequest, CreateKeyRequest, KeyParams } from '../../src/contracts/keys.js';
+import { BootstrapRequest, CreateKeyRequest, KeyListQuery, KeyParams } from '../../src/contracts/keys.js';
 import { NotFoundError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { bootstrapOwnerKey, createKey, listKeys, revokeKey, rotateKey, type KeyDeps } from '../../src/services/keys.js';
@@ -50,7 +50,8 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
   });
 
   app.get('/v1/keys', { config: { permission: 'keys:list' } }, async (request) => {
-    return listKeys(keyDeps, authed(request).scope);
+    const query = parseWith(KeyListQuery, request.query, 'query');
+    return listKeys(keyDeps, caller(request), query);
   });
 
   app.delete('/v1/keys/:id', { config: { permission: 'keys:revoke' } }, async (request) => {

@@ -24,10 +24,18 @@ export class KeysClient {
     return this.client.request('POST', '/v1/keys', { body, schema: async () => (await contracts()).IssuedKey });
   }
 
-  list(): Promise<KeyListResponse> {
-    return this.client.request('GET', '/v1/keys', { schema: async () => (await contracts()).KeyListResponse });
+  /**
+   * Keys of the caller's project; an owner key may name another project of its tenant
+   * (`projectId`) or ask for every project's (`allProjects`).
+   */
+  list(options: { projectId?: string; allProjects?: boolean } = {}): Promise<KeyListResponse> {
+    const query: Record<string, string> = {};
+    if (options.projectId !== undefined) query.project_id = options.projectId;
+    if (options.allProjects) query.all_projects = 'true';
+    return this.client.request('GET', '/v1/keys', { query, schema: async () => (await contracts()).KeyListResponse });
   }
 
+  /** Owner keys find the key in any project of their tenant; other keys in their own project. */
   revoke(keyId: string): Promise<KeyInfo> {
     return this.client.request('DELETE', `/v1/keys/${encodeURIComponent(keyId)}`, { schema: async () => (await contracts()).KeyInfo });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../core/vocabulary.js';
-import { ProjectId, text } from './common.js';
+import { ProjectId, queryBool, text } from './common.js';
 
 export const Role = z.enum(ROLES);
 export const KeyId = z.uuid('must be an API key id (a UUID)');
@@ -55,3 +55,16 @@ export const KeyListResponse = z.object({ keys: z.array(KeyInfo), count: z.numbe
 export type KeyListResponse = z.infer<typeof KeyListResponse>;
 
 export const KeyParams = z.object({ id: KeyId });
+
+/**
+ * (+) GET /v1/keys?project_id=P lists the keys of another project of the caller's tenant;
+ * `all_projects=true` lists every project's. Both are for owner keys only.
+ */
+export const KeyListQuery = z.object({
+  project_id: ProjectId.optional(),
+  all_projects: queryBool.optional(),
+}).strict().refine((q) => !(q.all_projects === true && q.project_id !== undefined), {
+  message: 'give project_id or all_projects=true, not both',
+  path: ['all_projects'],
+});
+export type KeyListQuery = z.input<typeof KeyListQuery>;

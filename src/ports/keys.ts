@@ -40,6 +40,15 @@ export interface KeyCredential extends ApiKeyRecord {
   project_max_patterns: number | null;
 }
 
+/**
+ * Where key management looks: one project of a tenant, or (project_id absent) every project
+ * of the tenant, which only owner keys may do (src/services/keys.ts decides).
+ */
+export interface KeyScope {
+  tenant_id: string;
+  project_id?: string;
+}
+
 export interface KeyRepository {
   /** The key whose stored digest equals `hash` (revoked and expired ones included), or null. */
   findByHash(hash: Buffer): Promise<KeyCredential | null>;
@@ -49,11 +58,11 @@ export interface KeyRepository {
    */
   create(scope: Scope, key: NewApiKey): Promise<ApiKeyRecord>;
   /** Keys of the scope, oldest first (revoked ones included). */
-  list(scope: Scope): Promise<ApiKeyRecord[]>;
+  list(scope: KeyScope): Promise<ApiKeyRecord[]>;
   /** One key of the scope, or null (another scope's key is null too). */
-  get(scope: Scope, keyId: string): Promise<ApiKeyRecord | null>;
+  get(scope: KeyScope, keyId: string): Promise<ApiKeyRecord | null>;
   /** Sets revoked_at unless already set; null when the key is not in the scope. */
-  revoke(scope: Scope, keyId: string, at: string): Promise<{ key: ApiKeyRecord; changed: boolean } | null>;
+  revoke(scope: KeyScope, keyId: string, at: string): Promise<{ key: ApiKeyRecord; changed: boolean } | null>;
   /**
    * Governance deletion (docs/behavior.md "Governance"): revokes every still-active key of a tenant,
    * or of one of its projects. The rows stay (as revoked). Returns how many were revoked.
@@ -64,7 +73,7 @@ export interface KeyRepository {
    * digest and display prefix, so the old secret stops matching at once. `conflict` when the
    * key is revoked; null when it is not in the scope.
    */
-  rotate(scope: Scope, keyId: string, secret: Pick<NewApiKey, 'hash' | 'prefix'>): Promise<ApiKeyRecord | 'conflict' | null>;
+  rotate(scope: KeyScope, keyId: string, secret: Pick<NewApiKey, 'hash' | 'prefix'>): Promise<ApiKeyRecord | 'conflict' | null>;
   /** How many still-active keys revokeAll would revoke now (dry runs). */
   countActive(target: { tenant_id: string; project_id?: string }): Promise<number>;
 }

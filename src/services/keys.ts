@@ -2,7 +2,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, Val
 import { canGrantRole } from '../core/permissions.js';
 import type { BootstrapResponse, CreateKeyInput, IssuedKey, KeyInfo, KeyListResponse } from '../contracts/keys.js';
 import type { Role, Scope } from '../core/types.js';
-import type { ApiKeyRecord, KeyStore } from '../ports/keys.js';
+import type { ApiKeyRecord, KeyScope, KeyStore } from '../ports/keys.js';
 import { generateApiKey, secretsEqual } from './api-key-secrets.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
@@ -126,17 +126,43 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
   return { ...toInfo(created, now), secret: generated.secret };
 }
 
-/** GET /v1/keys: the keys of the caller's project. */
-export async function listKeys(deps: KeyDeps, scope: Scope): Promise<KeyListResponse> {
+const OTHER_PROJECTS = 'only owner keys can manage keys of another project';
+
+/**
+ * GET /v1/keys: the keys of the caller's project; (+) an owner may name another project of its
+ * tenant (`project_id`) or ask for every project's (`all_projects`), since it can create keys
+ * there too and must be able to find and revoke them.
+ */
+export async function listKeys(
+  deps: KeyDeps,
+  caller: KeyCaller,
+  query: { project_id?: string; all_projects?: boolean } = {},
+): Promise<KeyListResponse> {
+  const wantsOther = query.all_projects === true || (query.project_id !== undefined && query.project_id !== caller.scope.project_id);
+  if (wantsOther && caller.role !== 'owner') throw new ForbiddenError(OTHER_PROJECTS);
+  const scope: KeyScope = query.all_projects === true
+    ? { tenant_id: caller.scope.tenant_id }
+    : { tenant_id: caller.scope.tenant_id, project_id: query.project_id ?? caller.scope.project_id };
   const now = deps.clock.now();
   const keys = (await deps.keyStore.keys.list(scope)).map((k) => toInfo(k, now));
   return { keys, count: keys.length };
 }
 
+/**
+ * Where the caller finds keys to revoke or rotate: an owner in every project of its tenant
+ * (it may create keys in any of them), everyone else in its own project. Never another tenant.
+ */
+function managedScope(caller: KeyCaller): { scope: KeyScope; where: string } {
+  return caller.role === 'owner'
+    ? { scope: { tenant_id: caller.scope.tenant_id }, where: 'this tenant' }
+    : { scope: caller.scope, where: 'this project' };
+}
+
 /** The caller may manage (revoke, rotate) a key only up to its own role, like creating one. */
 async function manageableKey(deps: KeyDeps, caller: KeyCaller, keyId: string, verb: string): Promise<ApiKeyRecord> {
-  const key = await deps.keyStore.keys.get(caller.scope, keyId);
-  if (!key) throw new NotFoundError(`API key ${keyId} not found in this project`);
+  const { scope, where } = managedScope(caller);
+  const key = await deps.keyStore.keys.get(scope, keyId);
+  if (!key) throw new NotFoundError(`API key ${keyId} not found in ${where}`);
   if (!canGrantRole(caller.role, key.role)) throw new ForbiddenError(`a ${caller.role} key cannot ${verb} ${key.role} keys`);
   return key;
 }
@@ -145,8 +171,9 @@ async function manageableKey(deps: KeyDeps, caller: KeyCaller, keyId: string, ve
 export async function revokeKey(deps: KeyDeps, caller: KeyCaller, keyId: string, ctx: RequestContext): Promise<KeyInfo> {
   await manageableKey(deps, caller, keyId, 'revoke');
   const now = deps.clock.now();
-  const result = await deps.keyStore.keys.revoke(caller.scope, keyId, now.toISOString());
-  if (!result) throw new NotFoundError(`API key ${keyId} not found in this project`);
+  const { scope, where } = managedScope(caller);
+  const result = await deps.keyStore.keys.revoke(scope, keyId, now.toISOString());
+  if (!result) throw new NotFoundError(`API key ${keyId} not found in ${where}`);
   // A second revocation is refused, so a script cannot believe it revoked a key that a typo
   // (or a rotation it did not know about) left live.
   if (!result.changed) throw new ConflictError(`API key ${keyId} is already revoked (since ${result.key.revoked_at})`);
@@ -163,8 +190,9 @@ export async function rotateKey(deps: KeyDeps, caller: KeyCaller, keyId: string,
   const current = await manageableKey(deps, caller, keyId, 'rotate');
   if (keyStatus(current, now) === 'expired') throw new ConflictError(`API key ${keyId} has expired: create a new key instead`);
   const generated = generateApiKey();
-  const result = await deps.keyStore.keys.rotate(caller.scope, keyId, { hash: generated.hash, prefix: generated.prefix });
-  if (result === null) throw new NotFoundError(`API key ${keyId} not found in this project`);
+  const { scope, where } = managedScope(caller);
+  const result = await deps.keyStore.keys.rotate(scope, keyId, { hash: generated.hash, prefix: generated.prefix });
+  if (result === null) throw new NotFoundError(`API key ${keyId} not found in ${where}`);
   if (result === 'conflict') throw new ConflictError(`API key ${keyId} is revoked: only active keys can be rotated`);
   await writeAudit(deps, KeyAuditKind.rotated, scopeOf(result), ctx, { key_id: keyId, role: result.role });
   return { ...toInfo(result, now), secret: generated.secret };

@@ -95,6 +95,9 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     const wrong = await cli(['bootstrap', '--token', `${TOKEN}x`]);
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toMatch(/invalid bootstrap token/);
+    // The hint is about the token, not about API keys.
+    expect(wrong.stderr).toMatch(/hint: the token must equal the server's SERVICE_BOOTSTRAP_TOKEN/);
+    expect(wrong.stderr).not.toContain('--api-key');
   });
 
   it('create → use → rotate → old key 401 → revoke → 401', async () => {
@@ -154,6 +157,38 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     const denied = await cli(['keys', 'list', '--api-key', editor.secret]);
     expect(denied.code).toBe(3);
     expect(denied.stderr).toMatch(/"keys:list"/);
+  });
+
+  it('an owner lists, rotates and revokes a key it created for another project; an admin cannot', async () => {
+    const leaked = JSON.parse((await cli(['keys', 'create', '--name', 'leaked', '--for-project', 'other', '--api-key', owner.secret])).stdout) as Issued & { project_id: string };
+    expect(leaked.project_id).toBe('other');
+
+    const other = await cli(['keys', 'list', '--for-project', 'other', '--api-key', owner.secret]);
+    expect(other.code).toBe(0);
+    expect(JSON.parse(other.stdout).keys.map((k: Issued) => k.key_id)).toEqual([leaked.key_id]);
+    const all = await cli(['keys', 'list', '--all-projects', '--format', 'table', '--api-key', owner.secret]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^key id\s+project\s+name/);
+    expect(all.stdout).toMatch(new RegExp(`${leaked.key_id}\\s+other\\s+leaked`));
+
+    const rotated = await cli(['keys', 'rotate', leaked.key_id, '--api-key', owner.secret]);
+    expect(rotated.code).toBe(0);
+    const revoked = await cli(['keys', 'revoke', leaked.key_id, '--yes', '--api-key', owner.secret]);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ key_id: leaked.key_id, status: 'revoked', project_id: 'other' });
+    expect((await health((JSON.parse(rotated.stdout) as Issued).secret)).code).toBe(3);
+
+    // --project names the request's project: a DB key is bound to its own, and the hint says what to use instead.
+    const bound = await cli(['keys', 'list', '--project', 'other', '--api-key', owner.secret]);
+    expect(bound.code).toBe(3);
+    expect(bound.stderr).toMatch(/hint: drop --project.*--for-project/);
+
+    const admin = JSON.parse((await cli(['keys', 'create', '--name', 'adm', '--role', 'admin', '--api-key', owner.secret])).stdout) as Issued;
+    const refused = await cli(['keys', 'list', '--for-project', 'other', '--api-key', admin.secret]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/only owner keys can manage keys of another project/);
+    const notHers = await cli(['keys', 'revoke', leaked.key_id, '--yes', '--api-key', admin.secret]);
+    expect(notHers.code).toBe(4);
   });
 
   it('on a terminal: asks for the token (hidden) and confirms a revocation', async () => {

@@ -155,6 +155,11 @@ describe('output for people', () => {
     expect(noColor.code).toBe(0);
     expect(hasColour(noColor.output)).toBe(false);
     expect(noColor.output).toContain('duplicate');
+    // FORCE_COLOR=0 is the other convention for "no colour": honoured the same way.
+    const forcedOff = await runCliInTty(['recall', HTTP_TASK, '--limit', '1', '--url', server.url], { env: { FORCE_COLOR: '0' } });
+    expect(forcedOff.code).toBe(0);
+    expect(hasColour(forcedOff.output)).toBe(false);
+    expect(forcedOff.output).toContain('duplicate');
 
     const json = await runCliInTty(['health', '--json', '--url', server.url]);
     expect(json.code).toBe(0);

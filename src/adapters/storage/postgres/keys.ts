@@ -1,6 +1,6 @@
 import type { Config } from '../../../config.js';
 import type { Role, Scope } from '../../../core/types.js';
-import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
+import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyScope, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import { assertSchemaCurrent } from '../../migrations/index.js';
 import { Db, type Queryer } from './db.js';
@@ -41,6 +41,9 @@ function rowToKey(r: KeyRow): ApiKeyRecord {
   };
 }
 
+// $2 is the project, or null for every project of the tenant ($1).
+const IN_PROJECT = '($2::text IS NULL OR project_id = $2)';
+
 // Key ids are UUIDs; anything else can never match, and PostgreSQL would reject it as a uuid.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -62,10 +65,10 @@ async function ensureTenantAndProject(q: Queryer, tenantId: string, projectId: s
  * The scope's key, row-locked until the transaction ends: concurrent revocations and
  * rotations of one key serialise, and the second one sees the first one's result.
  */
-async function selectForUpdate(q: Queryer, scope: Scope, keyId: string): Promise<KeyRow | null> {
+async function selectForUpdate(q: Queryer, scope: KeyScope, keyId: string): Promise<KeyRow | null> {
   const res = await q.query<KeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 AND id = $3 FOR UPDATE`,
-    [scope.tenant_id, scope.project_id, keyId],
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND ${IN_PROJECT} AND id = $3 FOR UPDATE`,
+    [scope.tenant_id, scope.project_id ?? null, keyId],
   );
   return res.rows[0] ?? null;
 }
@@ -96,8 +99,8 @@ export function createKeyRepository(db: Db): KeyRepository {
 
     async list(scope) {
       const res = await db.query<KeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 ORDER BY created_at, id`,
-        [scope.tenant_id, scope.project_id],
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND ${IN_PROJECT} ORDER BY created_at, id`,
+        [scope.tenant_id, scope.project_id ?? null],
         'keys.list',
       );
       return res.rows.map(rowToKey);
@@ -106,8 +109,8 @@ export function createKeyRepository(db: Db): KeyRepository {
     async get(scope, keyId) {
       if (!UUID.test(keyId)) return null;
       const res = await db.query<KeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
-        [scope.tenant_id, scope.project_id, keyId],
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND ${IN_PROJECT} AND id = $3`,
+        [scope.tenant_id, scope.project_id ?? null, keyId],
         'keys.get',
       );
       return res.rows[0] ? rowToKey(res.rows[0]) : null;
