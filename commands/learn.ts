@@ -87,7 +87,7 @@ export function register(program: Command): void {
   }));
 }
 
-const LEARN_FIELDS = new Set(['task', 'code', 'eval_score', 'output', 'run_id', 'classification', 'source', 'author', 'verify_duplicates']);
+const LEARN_FIELDS = new Set(['task', 'code', 'eval_score', 'output', 'run_id', 'classification', 'source', 'author', 'expires_at', 'verify_duplicates']);
 
 /** A --batch line: one run as a JSON object of learn fields (and an `id` echoed back). */
 function learnLine(opts: LearnOptions) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../src/core/retention.js';
-import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
+import { addYesOption, canPrompt, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addExamples } from './shared/help.js';
@@ -63,11 +63,21 @@ export function addRetentionCommands(group: Command): void {
   addAsyncOptions(apply);
   addExamples(apply, ['service governance retention apply --dry-run', 'service governance retention apply --yes   # in a scheduled job']);
   apply.action(action(async (opts: ApplyOptions, command: Command) => {
-    if (!opts.dryRun && !(await confirmDestructive(ioOf(command), opts, {
-      action: 'delete the patterns past retention',
-      question: 'Permanently delete every pattern past its retention?',
-    }))) return ExitCode.FAILURE;
+    const io = ioOf(command);
+    const action = 'delete the patterns past retention';
+    // Nobody to ask and no --yes: refused before any request.
+    if (!opts.dryRun && !opts.yes && !canPrompt(io)) await confirmDestructive(io, opts, { action, question: '' });
     return withClient(opts, command, async (client, out) => {
+      if (!opts.dryRun && !opts.yes) {
+        // The question carries the number a dry run counted now, so the person confirms a fact.
+        const preview = await out.withSpinner('counting…', () => client.governance.retention.apply(true));
+        if (preview.purged_count === 0) {
+          return out.result(preview, () => 'no pattern is past its retention: nothing deleted');
+        }
+        const n = preview.purged_count;
+        const question = `Permanently delete the ${n} pattern${n === 1 ? '' : 's'} past ${n === 1 ? 'its' : 'their'} retention?`;
+        if (!(await confirmDestructive(io, opts, { action, question }))) return ExitCode.FAILURE;
+      }
       const body = { dry_run: opts.dryRun === true };
       const res = await viaJobWhenAsked(opts, client, out, { operation: 'retention_apply', body },
         () => out.withSpinner('applying retention…', () => client.governance.retention.apply(body.dry_run)));

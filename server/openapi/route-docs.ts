@@ -5,7 +5,7 @@ import {
 } from '../../src/contracts/billing.js';
 import { PatternKey } from '../../src/contracts/common.js';
 import {
-  ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionResultResponse,
+  ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionQuery, DeletionResultResponse,
   NdjsonExportQuery, RetentionApplyRequest, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateRequest,
 } from '../../src/contracts/governance.js';
 import { DeepHealthResponse, HealthResponse, VersionResponse } from '../../src/contracts/health.js';
@@ -105,10 +105,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'governance', summary: 'Reclassify a pattern; recall and export filters see it at once.', params: ClassifyParams, body: ClassifyRequest, response: ClassifyResponse, errors: [404],
   },
   'DELETE /v1/governance/projects/{project_id}': {
-    tag: 'governance', summary: 'Delete a project of the caller\'s tenant with everything in it (irreversible).', params: DeleteProjectParams, response: DeletionResultResponse, async: true, errors: [404],
+    tag: 'governance', summary: 'Delete a project of the caller\'s tenant with everything in it (irreversible), or count it with dry_run=true.', params: DeleteProjectParams, query: DeletionQuery, response: DeletionResultResponse, async: true, errors: [404],
   },
   'DELETE /v1/governance/tenants/{tenant_id}': {
-    tag: 'governance', summary: 'Delete the caller\'s own tenant with all its projects (owner only, irreversible).', params: DeleteTenantParams, response: DeletionResultResponse, async: true, errors: [404],
+    tag: 'governance', summary: 'Delete the caller\'s own tenant with all its projects (owner only, irreversible), or count it with dry_run=true.', params: DeleteTenantParams, query: DeletionQuery, response: DeletionResultResponse, async: true, errors: [404],
   },
   'POST /v1/governance/delete-scope': {
     tag: 'governance', summary: 'Delete everything in the caller\'s scope, or count it with dry_run=true.', query: DeleteScopeQuery, response: DeletionResultResponse, async: true,

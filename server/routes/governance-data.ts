@@ -2,13 +2,13 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ClassifyParams, ClassifyRequest, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, NdjsonExportQuery,
+  ClassifyParams, ClassifyRequest, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionQuery, NdjsonExportQuery,
   type DeletionJobInput, type DeletionKind,
 } from '../../src/contracts/governance.js';
 import { projectTarget, tenantTarget, type DeletionTarget } from '../../src/core/governance.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { classifyPattern, exportNdjson, parseExportClassifications } from '../../src/services/governance.js';
-import { authorizeDeletion, deleteTarget } from '../../src/services/governance-delete.js';
+import { authorizeDeletion, deleteTarget, warnAboutOwnKey } from '../../src/services/governance-delete.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
 import { parseWith } from '../http.js';
@@ -42,12 +42,14 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
 
   app.delete('/v1/governance/projects/:project_id', { config: { permission: 'governance:delete' } }, async (request, reply) => {
     const { project_id } = parseWith(DeleteProjectParams, request.params, 'path');
-    return runDeletion(request, reply, projectTarget(authed(request).principal.tenant_id, project_id), 'project', false);
+    const { dry_run } = parseWith(DeletionQuery, request.query, 'query');
+    return runDeletion(request, reply, projectTarget(authed(request).principal.tenant_id, project_id), 'project', dry_run);
   });
 
   app.delete('/v1/governance/tenants/:tenant_id', { config: { permission: 'tenants:delete' } }, async (request, reply) => {
     const { tenant_id } = parseWith(DeleteTenantParams, request.params, 'path');
-    return runDeletion(request, reply, tenantTarget(tenant_id), 'tenant', false);
+    const { dry_run } = parseWith(DeletionQuery, request.query, 'query');
+    return runDeletion(request, reply, tenantTarget(tenant_id), 'tenant', dry_run);
   });
 
   // The caller's own scope; dry_run comes in the query string (the spec's place) or, since a
@@ -68,6 +70,7 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
       const input: DeletionJobInput = { tenant_id: target.tenant_id, project_id: target.project_id, dry_run: dryRun, kind };
       return acceptAsync(request, reply, deps, 'governance_delete', input);
     }
-    return deleteTarget(deps, target, { dry_run: dryRun, kind, caller_scope: scope }, requestContext(request));
+    const result = await deleteTarget(deps, target, { dry_run: dryRun, kind, caller_scope: scope }, requestContext(request));
+    return warnAboutOwnKey(result, principal, target);
   }
 }

@@ -16,6 +16,8 @@ const jobContracts = () => import('../contracts/jobs.js');
 export interface DeletionOptions {
   /** Send `Prefer: respond-async`: the answer is a job to poll instead of the result. */
   async?: boolean;
+  /** Only count what would be deleted (and revoked); nothing changes. */
+  dryRun?: boolean;
 }
 
 export interface NdjsonExportOptions {
@@ -78,19 +80,19 @@ export class GovernanceClient {
   deleteProject(projectId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
   deleteProject(projectId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
   deleteProject(projectId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
-    return this.deletion('DELETE', `/v1/governance/projects/${encodeURIComponent(projectId)}`, options);
+    return this.deletion('DELETE', `/v1/governance/projects/${encodeURIComponent(projectId)}`, options, dryRunQuery(options));
   }
 
   deleteTenant(tenantId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
   deleteTenant(tenantId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
   deleteTenant(tenantId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
-    return this.deletion('DELETE', `/v1/governance/tenants/${encodeURIComponent(tenantId)}`, options);
+    return this.deletion('DELETE', `/v1/governance/tenants/${encodeURIComponent(tenantId)}`, options, dryRunQuery(options));
   }
 
   /** POST /v1/governance/delete-scope: the caller's own scope; dryRun only counts. */
-  deleteScope(options?: DeletionOptions & { dryRun?: boolean; async?: false }): Promise<DeletionResult>;
-  deleteScope(options: DeletionOptions & { dryRun?: boolean; async: true }): Promise<JobAccepted>;
-  deleteScope(options: DeletionOptions & { dryRun?: boolean } = {}): Promise<DeletionResult | JobAccepted> {
+  deleteScope(options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
+  deleteScope(options: DeletionOptions & { async: true }): Promise<JobAccepted>;
+  deleteScope(options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
     return this.deletion('POST', '/v1/governance/delete-scope', options, { dry_run: options.dryRun ?? false });
   }
 
@@ -100,6 +102,11 @@ export class GovernanceClient {
     }
     return this.client.request(method, path, { query, schema: async () => (await contracts()).DeletionResultResponse });
   }
+}
+
+/** `?dry_run=true` only when asked, so a real deletion's URL stays the specification's. */
+function dryRunQuery(options: DeletionOptions): Record<string, boolean> | undefined {
+  return options.dryRun ? { dry_run: true } : undefined;
 }
 
 export type { ClassifyResponse, DeletionResultResponse, NdjsonExportRecord } from '../contracts/governance.js';

@@ -59,12 +59,16 @@ export const DeletionResultResponse = z.object({
   jobs_deleted: z.number().int().min(0),
   keys_revoked: z.number().int().min(0),
   projects_deleted: z.number().int().min(0),
-  /** (+) true when nothing was deleted (delete-scope with dry_run). */
+  /** (+) true when nothing was deleted (a deletion with dry_run). */
   dry_run: z.boolean(),
+  /** (+) Things the caller should know first, e.g. that its own key is among keys_revoked. */
+  warnings: z.array(z.string()).optional(),
 });
 export type DeletionResultResponse = z.infer<typeof DeletionResultResponse>;
 
 export const DeleteScopeQuery = z.object({ dry_run: queryBool.default(false) }).strict();
+/** (+) The project and tenant deletions take the same `?dry_run=true`: count, delete nothing. */
+export const DeletionQuery = DeleteScopeQuery;
 
 /** Path parameters of the deletion routes (ids of the shape every scope id has). */
 export const DeleteProjectParams = z.object({ project_id: ProjectId }).strict();

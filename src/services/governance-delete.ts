@@ -1,6 +1,6 @@
 import { ForbiddenError } from '../core/errors.js';
 import {
-  DELETION_JOB_OPERATION, deletionRefusal, deletionResult, type DeletionCaller, type DeletionTarget,
+  DELETION_JOB_OPERATION, deletionRefusal, deletionResult, targetCovers, type DeletionCaller, type DeletionTarget,
 } from '../core/governance.js';
 import type { DeletionKind, DeletionResultResponse } from '../contracts/governance.js';
 import type { Scope } from '../core/types.js';
@@ -18,6 +18,23 @@ export const DeletionAuditKind = {
   scope: 'SCOPE_DELETED',
   dryRun: 'DELETION_DRY_RUN',
 } as const;
+
+/**
+ * The deletion result with a warning when the caller's own key is among the keys it revokes
+ * (or, on a dry run, would revoke): the next request with that key will be refused.
+ */
+export function warnAboutOwnKey(
+  result: DeletionResultResponse,
+  caller: { kind: string; tenant_id: string; project_id: string | null },
+  target: DeletionTarget,
+): DeletionResultResponse {
+  // Only stored keys (DB auth) are revoked; env, dev and OIDC callers keep working.
+  if (caller.kind !== 'db' || result.keys_revoked === 0 || !targetCovers(target, caller)) return result;
+  const warning = result.dry_run
+    ? 'your own API key is among the keys this deletion would revoke: requests with it will be refused afterwards'
+    : 'your own API key was revoked by this deletion: requests with it are refused from now on';
+  return { ...result, warnings: [...(result.warnings ?? []), warning] };
+}
 
 /** Refuses (403) what the caller may not delete; call before deleting or queueing. */
 export function authorizeDeletion(caller: DeletionCaller, target: DeletionTarget): void {

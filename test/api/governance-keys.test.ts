@@ -55,5 +55,39 @@ for (const storage of ['postgres', 'json'] as const) {
         await rm(dataPath, { recursive: true, force: true });
       }
     });
+
+    it('dry runs of the project, tenant and scope deletions count keys, delete nothing, and warn about the caller\'s own key', async () => {
+      const dataPath = await mkdtemp(join(tmpdir(), 'gov-keys-dry-'));
+      const env = storage === 'json' ? { SERVICE_STORAGE: 'json', SERVICE_DATA_PATH: dataPath } : {};
+      const t = await startDbServer((await database.schema()).url, env);
+      try {
+        const owner = bearer((await provisionKey(t.keyStore, { tenant_id: 'acme', project_id: 'web', role: 'owner' })).secret);
+        const other = bearer((await provisionKey(t.keyStore, { tenant_id: 'acme', project_id: 'other', role: 'editor' })).secret);
+        for (const h of [owner, other]) expect((await t.call('POST', '/v1/learn', learnBody('Deduplicate customer records by email'), h)).statusCode).toBe(200);
+
+        const project = await t.call('DELETE', '/v1/governance/projects/other?dry_run=true', undefined, owner);
+        expect(project.statusCode).toBe(200);
+        expect(project.json()).toMatchObject({ project_id: 'other', patterns_deleted: 1, keys_revoked: 1, dry_run: true });
+        // Not the caller's project: no warning.
+        expect(project.json().warnings).toBeUndefined();
+        const tenant = await t.call('DELETE', '/v1/governance/tenants/acme?dry_run=true', undefined, owner);
+        expect(tenant.json()).toMatchObject({ project_id: '*', patterns_deleted: 2, keys_revoked: 2, dry_run: true });
+        expect(tenant.json().warnings).toEqual([expect.stringMatching(/your own API key is among the keys this deletion would revoke/)]);
+        const scope = await t.call('POST', '/v1/governance/delete-scope?dry_run=true', undefined, owner);
+        expect(scope.json()).toMatchObject({ project_id: 'web', keys_revoked: 1, dry_run: true });
+        expect(scope.json().warnings).toHaveLength(1);
+
+        // Nothing was deleted or revoked.
+        for (const h of [owner, other]) expect((await t.call('GET', '/v1/metrics', undefined, h)).json().pattern_count).toBe(1);
+        expect((await t.call('DELETE', '/v1/governance/projects/other?dry_run=maybe', undefined, owner)).statusCode).toBe(422);
+
+        const real = await t.call('POST', '/v1/governance/delete-scope', undefined, owner);
+        expect(real.json()).toMatchObject({ keys_revoked: 1, dry_run: false });
+        expect(real.json().warnings).toEqual([expect.stringMatching(/your own API key was revoked/)]);
+      } finally {
+        await t.close();
+        await rm(dataPath, { recursive: true, force: true });
+      }
+    });
   });
 }

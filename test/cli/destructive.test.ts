@@ -40,7 +40,8 @@ describe('destructive commands', () => {
 
   it('governance delete-scope asks on a terminal, and a person who does not say yes deletes nothing', async () => {
     const res = await runCliInTty(['governance', 'delete-scope', '--url', server.url], { answer: { when: 'cannot be undone', keys: 'n\r' } });
-    expect(stripAnsi(res.output)).toContain('Delete all data of this scope? This cannot be undone.');
+    // The question says what a dry run counted just before.
+    expect(stripAnsi(res.output)).toContain('Delete all data of this scope? It deletes 2 patterns, 0 jobs, 1 projects; 0 keys revoked. This cannot be undone.');
     expect(res.code).not.toBe(0);
     const metrics = JSON.parse((await cli(['metrics'])).stdout) as { pattern_count: number };
     expect(metrics.pattern_count).toBe(2);
@@ -68,5 +69,23 @@ describe('destructive commands', () => {
     const res = await cli(['governance', 'retention', 'apply', '--dry-run']);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ purged_count: 0, dry_run: true });
+  });
+
+  it('governance delete-project and delete-tenant --dry-run count without asking and delete nothing', async () => {
+    for (const args of [['governance', 'delete-project', 'default', '--dry-run'], ['governance', 'delete-tenant', 'default', '--dry-run']]) {
+      const res = await cli(args);
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ tenant_id: 'default', patterns_deleted: 2, dry_run: true });
+    }
+    expect((JSON.parse((await cli(['metrics'])).stdout) as { pattern_count: number }).pattern_count).toBe(2);
+  });
+
+  it('the retention prompt says how many patterns it would delete (counted by a dry run first)', async () => {
+    const expired = JSON.stringify({ task: 'an old export job', code: '// old', eval_score: 6, expires_at: '2020-01-01T00:00:00Z' });
+    expect((await runCli(['learn', '--batch', '-', '--url', server.url], { input: expired })).code).toBe(0);
+    const res = await runCliInTty(['governance', 'retention', 'apply', '--url', server.url], { answer: { when: 'retention?', keys: 'n\r' } });
+    expect(stripAnsi(res.output)).toContain('Permanently delete the 1 pattern past its retention?');
+    expect(res.code).toBe(1);
+    expect(JSON.parse((await cli(['governance', 'retention', 'apply', '--dry-run'])).stdout)).toEqual({ purged_count: 1, dry_run: true });
   });
 });

@@ -189,6 +189,12 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     expect(refused.stderr).toMatch(/only owner keys can manage keys of another project/);
     const notHers = await cli(['keys', 'revoke', leaked.key_id, '--yes', '--api-key', admin.secret]);
     expect(notHers.code).toBe(4);
+
+    // A dry run of deleting the caller's own scope warns that its own key goes with it.
+    const dry = await cli(['governance', 'delete-scope', '--dry-run', '--api-key', admin.secret]);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true });
+    expect(dry.stderr).toMatch(/^warning: your own API key is among the keys this deletion would revoke/m);
   });
 
   it('on a terminal: asks for the token (hidden) and confirms a revocation', async () => {
