@@ -36,7 +36,9 @@ export function register(program: Command): void {
       }
       const totals = await client.importAll(records, {
         overwrite: opts.overwrite === true,
-        onProgress: (sent, total) => out.progress(`imported ${sent}/${total} records`),
+        // Records sent, not imported: the server may still skip them (existing keys), and the
+        // totals printed after must not contradict the progress line.
+        onProgress: (sent, total) => out.progress(`sent ${sent}/${total} records`),
       });
       out.progressDone();
       out.result(totals, () => renderTotals(totals));

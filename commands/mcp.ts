@@ -21,6 +21,7 @@ export function register(program: Command): void {
       stdin: io.stdin as unknown as Readable,
       stdout: io.stdout as unknown as Writable,
       stderr: io.stderr,
+      hasApiKey: opts.apiKey !== undefined && opts.apiKey !== '',
     }));
   }));
 }

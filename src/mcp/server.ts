@@ -19,6 +19,8 @@ export interface McpServerOptions {
    * one request (stdio); the stateless HTTP endpoint leaves it off.
    */
   resources?: boolean;
+  /** Rewords a tool failure for this transport (stdio adds what to configure in the MCP host). */
+  adjustFailure?(failure: ToolFailure): ToolFailure;
 }
 
 const INSTRUCTIONS =
@@ -68,7 +70,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       };
     } catch (err) {
       const known = toolFailureOf(err);
-      if (known) return failure(known);
+      if (known) return failure(options.adjustFailure ? options.adjustFailure(known) : known);
       options.logError(err, `MCP tool ${tool.name} failed`);
       return failure({ code: 'internal', status: null, detail: 'internal error' });
     }

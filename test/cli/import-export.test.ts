@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliInTty, stripAnsi } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
@@ -70,6 +70,11 @@ describe('export and import', () => {
     const file = join(dir.path, 'export.json');
     const again = await runCli(['import', file, '--url', target.url]);
     expect(JSON.parse(again.stdout)).toEqual({ imported: 0, skipped: TASKS.length, total: TASKS.length });
+    // On a terminal the progress line counts records sent, so it never claims imports the totals deny.
+    const tty = stripAnsi((await runCliInTty(['import', file, '--url', target.url], { env: { NO_COLOR: '1' } })).output);
+    expect(tty).toContain(`sent ${TASKS.length}/${TASKS.length} records`);
+    expect(tty).not.toMatch(/imported \d+\/\d+/);
+    expect(tty.indexOf('sent ')).toBeLessThan(tty.indexOf(`imported 0, skipped ${TASKS.length}`));
 
     const doc = JSON.parse(await readFile(file, 'utf8')) as Export;
     const edited = doc.records.map((r) => ({ ...r, code: `${r.code} # v2` }));

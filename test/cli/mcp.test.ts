@@ -134,4 +134,36 @@ describe('service mcp (stdio)', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0])).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'agent-memory-service' } } });
   });
+
+  it('without a key against a server that needs one: says so on stderr at start, and the first call says what to set', async () => {
+    const started = await startMcp({ args: ['--url', server.url] });
+    const refused = await call(started.client, 'recall', { task: 'anything' });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.error).toMatchObject({ code: 'unauthenticated', status: 401 });
+    expect(text(refused)).toContain('service mcp was started without an API key: set SERVICE_API_KEY');
+    await expect.poll(() => started.stderr()).toContain(`the service at ${server.url} requires an API key; every tool call will fail`);
+  });
+
+  it('answers a line that is not JSON with a JSON-RPC -32700 error, and keeps serving', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--url', server.url, '--api-key', KEY], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    const lines = () => stdout.split('\n').filter((l) => l.trim() !== '');
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.write('this is not json\n');
+    child.stdin.write('{"hello": "world"}\n');
+    child.stdin.write(JSON.stringify({
+      jsonrpc: '2.0', id: 7, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }) + '\n');
+    await expect.poll(() => lines().length).toBe(3);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const [parse, invalid, init] = lines().map((l) => JSON.parse(l) as { id: unknown; error?: { code: number }; result?: unknown });
+    expect(parse).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    expect(invalid).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(init).toMatchObject({ id: 7, result: { serverInfo: { name: 'agent-memory-service' } } });
+  });
 });
