@@ -40,7 +40,8 @@ export async function exportNdjson(
     out.progress(`exported ${records} patterns…`);
   };
   if (opts.output === undefined) {
-    for await (const chunk of body) {
+    for await (const raw of body) {
+      const chunk = asBuffer(raw);
       io.stdout.write(chunk.toString('utf8'));
       tick(chunk);
     }
@@ -50,7 +51,8 @@ export async function exportNdjson(
   const path = resolve(opts.output);
   try {
     await writeFileAtomic(path, async (handle) => {
-      for await (const chunk of body) {
+      for await (const raw of body) {
+        const chunk = asBuffer(raw);
         await handle.write(chunk);
         tick(chunk);
       }
@@ -60,4 +62,9 @@ export async function exportNdjson(
     out.progressDone();
   }
   out.result({ count: records, output: path, format: 'ndjson' }, () => `exported ${records} patterns to ${path} (NDJSON)`);
+}
+
+/** The client types its chunks as Uint8Array (its declarations need no @types/node); same memory. */
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }

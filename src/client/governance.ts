@@ -41,7 +41,7 @@ export class GovernanceClient {
    * GET /v1/governance/export as raw NDJSON chunks, for writing straight to a file; `filename`
    * is the server's suggested download name.
    */
-  async exportNdjsonRaw(options: NdjsonExportOptions = {}): Promise<{ filename: string | null; body: AsyncIterable<Buffer> & { destroy(): void } }> {
+  async exportNdjsonRaw(options: NdjsonExportOptions = {}): Promise<{ filename: string | null; body: AsyncIterable<Uint8Array> & { destroy(): void } }> {
     const query = options.classifications?.length ? { classification: options.classifications.join(',') } : undefined;
     const { headers, body } = await this.client.stream('/v1/governance/export', { query, accept: 'application/x-ndjson' });
     const filename = /filename="([^"]+)"/.exec(headers['content-disposition'] ?? '')?.[1] ?? null;

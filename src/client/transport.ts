@@ -90,7 +90,8 @@ export interface StreamOptions {
 
 export interface StreamedResponse {
   headers: Record<string, string>;
-  body: AsyncIterable<Buffer> & { destroy(): void };
+  // Uint8Array, not Buffer: the declarations must not need @types/node (the chunks are Buffers at run time).
+  body: AsyncIterable<Uint8Array> & { destroy(): void };
 }
 
 /**
