@@ -88,6 +88,11 @@ describe.skipIf(!hasPg || !built)('service serve --workers 2 on PostgreSQL', () 
     expect(s.stdout()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
     const [a, b] = workerPids(s);
     expect([a, b].every(isAlive)).toBe(true);
+    // Each worker logs its own start-up (here dev auth's warning): every such line names its worker.
+    const logLines = s.stderr().split('\n').filter((l) => /^\d{4}-\d\d-\d\dT/.test(l));
+    expect(logLines.length).toBeGreaterThanOrEqual(2);
+    for (const line of logLines) expect(line).toMatch(/ worker=[12]\b/);
+    expect(new Set(logLines.map((l) => /worker=(\d)/.exec(l)?.[1]))).toEqual(new Set(['1', '2']));
     expect(a).not.toBe(b);
     expect(await versionStatus(s.port)).toBe(200);
 

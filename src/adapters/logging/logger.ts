@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { scrubSecretText } from '../../core/secret-scrub.js';
 
@@ -49,10 +50,13 @@ export function createLogger(opts: LoggerOptions): AppLogger {
   const stream: DestinationStream = opts.json
     ? { write: (line: string) => emit(line) }
     : { write: (line: string) => emit(formatLine(line)) };
+  // With `serve --workers N` every worker logs its own start-up: each line names its worker
+  // (cluster ids 1..N), so N alike lines read as N workers, not one line printed N times.
+  const worker = cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : undefined;
   return pino(
     {
       level: opts.level,
-      base: undefined,
+      base: worker,
       ...(opts.mixin ? { mixin: opts.mixin } : {}),
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
