@@ -32,7 +32,7 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
   const keyDeps: KeyDeps = { ...deps, keyStore };
   const caller = (request: Parameters<typeof authed>[0]) => {
     const { principal, scope } = authed(request);
-    return { role: principal.role, scope };
+    return { role: principal.role, scope, limits: { expires_at: principal.expires_at ?? null, max_patterns: principal.max_patterns } };
   };
 
   // No API key here: the bootstrap token in the body is the credential. Per-IP rate limits
