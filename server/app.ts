@@ -27,6 +27,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { importExportRoutes } from './routes/import-export.js';
 import { readVersionInfo } from './version.js';
+import { routableUrl } from './reference-paths.js';
 import { decodeUtf8Body } from './utf8-body.js';
 
 export interface BuildServerOptions {
@@ -58,6 +59,8 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
+    // The reference client's unencoded pattern keys (server/reference-paths.ts).
+    rewriteUrl: (req) => routableUrl(req.url ?? '/'),
     frameworkErrors: frameworkErrorHandler,
     // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
     // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
