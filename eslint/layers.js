@@ -23,10 +23,10 @@ const ADAPTER_IMPORTERS = ['src/adapters/', 'src/app', 'test/', 'bench/', 'scrip
 const LAYERS = [
   {
     layer: 'src/contracts/',
-    project: ['src/contracts/', 'src/core/vocabulary'],
+    project: ['src/contracts/', 'src/core/vocabulary', 'src/core/error-table'],
     packages: ['zod'],
     advice:
-      'contracts hold zod schemas only: import zod and other contracts; a constant list shared with core belongs in src/core/vocabulary.ts',
+      'contracts hold zod schemas only: import zod and other contracts; a constant list shared with core belongs in src/core/vocabulary.ts (error codes: src/core/error-table.ts)',
   },
   {
     layer: 'src/core/',

@@ -1,5 +1,6 @@
 import { z, type ZodType } from 'zod';
 import { ErrorBody } from '../../src/contracts/errors.js';
+import { ERROR_TABLE, codesForStatus } from '../../src/core/error-table.js';
 import { JobAccepted } from '../../src/contracts/jobs.js';
 import type { RegisteredRoute } from '../route-registry.js';
 import { ROUTE_DOCS, openApiPath, type RouteDoc } from './route-docs.js';
@@ -17,13 +18,11 @@ function commonErrors(route: RegisteredRoute, doc: RouteDoc): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad request', 401: 'Missing, invalid, revoked or expired key', 402: 'Subscription past due',
-  403: 'The key lacks the permission (or the plan the feature)', 404: 'Not found', 409: 'Conflict with the current state',
-  413: 'Body larger than SERVICE_MAX_BODY_SIZE', 422: 'Validation failed', 429: 'Rate limit or quota reached (Retry-After on rate limits)',
-  500: 'Internal error (cause logged, never shown)', 501: 'No LLM provider configured', 502: 'The LLM answered with nothing usable',
-  503: 'Maintenance, or storage / LLM / embeddings unavailable', 507: 'Storage is full',
-};
+/** An error response's description: the codes of the error table answered with that status. */
+function errorDescription(status: number): string {
+  const codes = codesForStatus(status);
+  return codes.length === 0 ? 'Error' : codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].title}`).join('; ');
+}
 
 function schemaOf(schema: ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
@@ -60,7 +59,7 @@ function operation(route: RegisteredRoute, doc: RouteDoc): Json {
     const schema = doc.sameShapeErrors?.includes(status) && !('text' in success)
       ? schemaOf(success as ZodType, 'output')
       : { $ref: '#/components/schemas/ErrorBody' };
-    responses[String(status)] = { description: REASONS[status] ?? 'Error', content: { 'application/json': { schema } } };
+    responses[String(status)] = { description: errorDescription(status), content: { 'application/json': { schema } } };
   }
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,

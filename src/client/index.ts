@@ -26,7 +26,8 @@ export {
   OverageBudgetCapReachedError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
   ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, errorCodeOf,
 } from './api-errors.js';
-export type { WireErrorCode } from '../contracts/errors.js';
+// The error table (status, exit code, retryable of each code) the service and this client share.
+export { ERROR_TABLE, type ErrorRow, type WireErrorCode } from '../core/error-table.js';
 
 // Memory, skills and health: methods of ServiceClient.
 export type {
