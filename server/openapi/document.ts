@@ -3,12 +3,12 @@ import { ErrorBody } from '../../src/contracts/errors.js';
 import { ERROR_TABLE, codesForStatus } from '../../src/core/error-table.js';
 import { JobAccepted } from '../../src/contracts/jobs.js';
 import type { RegisteredRoute } from '../route-registry.js';
-import { ROUTE_DOCS, openApiPath, type RouteDoc } from './route-docs.js';
+import type { RouteContract } from '../define-route.js';
 
 type Json = Record<string, unknown>;
 
 /** Errors any route can answer, by what the route is (public, has input, rate class). */
-function commonErrors(route: RegisteredRoute, doc: RouteDoc): number[] {
+function commonErrors(route: RegisteredRoute, doc: RouteContract): number[] {
   const statuses = new Set<number>([500, 503]);
   if (!route.config.public) [401, 403].forEach((s) => statuses.add(s));
   if (doc.body || doc.query || doc.params) statuses.add(422);
@@ -41,7 +41,7 @@ function parameters(schema: ZodType | undefined, where: 'query' | 'path'): Json[
   }));
 }
 
-function operation(route: RegisteredRoute, doc: RouteDoc): Json {
+function operation(route: RegisteredRoute, doc: RouteContract): Json {
   const permission = route.config.permission as string | undefined;
   const responses: Json = {};
   const success = doc.response;
@@ -78,10 +78,16 @@ function operation(route: RegisteredRoute, doc: RouteDoc): Json {
   return op;
 }
 
+/** Fastify's `/v1/jobs/:id` → OpenAPI's `/v1/jobs/{id}`. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
 /**
  * The OpenAPI 3.1 document of the routes a server registered (so it lists exactly what
- * this server answers), from the zod contracts the routes parse with. Routes without an
- * entry in ROUTE_DOCS are listed in `undocumented` for the completeness test to catch.
+ * this server answers), from each route's one declaration (server/define-route.ts): the zod
+ * contracts it parses and answers with. Routes registered without one are listed in
+ * `undocumented` for the completeness test to catch.
  */
 export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version: string): { document: Json; undocumented: string[] } {
   const paths: Record<string, Json> = {};
@@ -89,7 +95,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version
   for (const route of routes) {
     if (route.method === 'HEAD' || route.method === 'OPTIONS') continue;
     const path = openApiPath(route.url);
-    const doc = ROUTE_DOCS[`${route.method} ${path}`];
+    const doc = route.config.contract;
     if (!doc) {
       undocumented.push(`${route.method} ${path}`);
       continue;

@@ -8,6 +8,7 @@ import { ApiError } from '../../src/client/errors.js';
 import { ERROR_CODES, ERROR_TABLE, codesForStatus, wireCodeForStatus, type WireErrorCode } from '../../src/core/error-table.js';
 import { DomainError, MaintenanceError, StorageUnavailableError, UnavailableError, ValidationError } from '../../src/core/errors.js';
 import { ErrorCodeSchema } from '../../src/contracts/errors.js';
+import { LearnRequest, LearnResponse } from '../../src/contracts/memory.js';
 import { toolFailureOf } from '../../src/mcp/errors.js';
 
 /**
@@ -73,7 +74,8 @@ describe('the error table', () => {
   });
 
   it('every error status of the OpenAPI document lists the codes answered with it', () => {
-    const { document } = buildOpenApiDocument([{ method: 'POST', url: '/v1/learn', config: { permission: 'learn' } }], 'test');
+    const contract = { method: 'POST', url: '/v1/learn', permission: 'learn', tag: 'memory', summary: 'learn', body: LearnRequest, response: LearnResponse } as const;
+    const { document } = buildOpenApiDocument([{ method: 'POST', url: '/v1/learn', config: { permission: 'learn', contract } }], 'test');
     const responses = (document.paths as Record<string, { post: { responses: Record<string, { description: string }> } }>)['/v1/learn'].post.responses;
     const statuses = Object.keys(responses).map(Number).filter((s) => s >= 400);
     expect(statuses.length).toBeGreaterThan(5);
