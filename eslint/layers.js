@@ -54,10 +54,10 @@ const LAYERS = [
  */
 const PUBLIC_ENTRIES = [
   {
-    importers: ['commands/'],
+    importers: ['commands/', 'server/'],
     folder: 'src/client/',
     entry: 'src/client/index',
-    advice: 'commands use the public client: import from src/client/index.js (export what is missing there, for library users too)',
+    advice: 'commands use the public client: import from src/client/index.js, as server/ does (export what is missing there, for library users too)',
   },
 ];
 

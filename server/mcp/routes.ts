@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ServiceClient } from '../../src/client/service-client.js';
+import { ServiceClient } from '../../src/client/index.js';
 import type { Permission } from '../../src/core/permissions.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { defineRoute } from '../define-route.js';

@@ -1,5 +1,4 @@
-import { errorCodeOf } from '../client/api-errors.js';
-import { ApiError, InvalidUrlError, ProtocolError, TransportError, isRecord } from '../client/errors.js';
+import { ApiError, InvalidUrlError, ProtocolError, TransportError, errorCodeOf, isRecord } from '../client/index.js';
 import { ERROR_TABLE, isWireErrorCode, wireCodeForStatus, type WireErrorCode } from '../core/error-table.js';
 
 /** A tool call that failed in a way the calling model can act on (shown as an MCP tool error). */

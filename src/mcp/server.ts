@@ -3,7 +3,7 @@ import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
   McpError, ReadResourceRequestSchema, type CallToolResult, type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceClient } from '../client/service-client.js';
+import type { ServiceClient } from '../client/index.js';
 import { renderFailure, toolFailureOf, type ToolFailure } from './errors.js';
 import { PatternResources } from './resources.js';
 import { TOOLS, jsonSchemaOf, type ToolDefinition } from './tools.js';
