@@ -85,7 +85,11 @@ describe('npx and installs from the checkout', () => {
 
   it('prepare run for another project (npx, npm install <checkout>) keeps dist/ and says so', async () => {
     const before = buildInfo();
-    for (const env of [{ npm_command: 'exec', npm_config_local_prefix: ROOT }, { npm_command: 'install', npm_config_local_prefix: dir.path }]) {
+    for (const env of [
+      { npm_command: 'exec', npm_config_local_prefix: ROOT },
+      { npm_command: 'install', npm_config_local_prefix: dir.path },
+      { npm_command: 'link', npm_config_local_prefix: ROOT },
+    ]) {
       const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'prepare.mjs')], { env: userEnv(env), encoding: 'utf8' });
       expect(res.status).toBe(0);
       expect(res.stderr).toMatch(/^agent-memory-service: using the build in .*dist \(built .*\); run `npm run build` there/);
