@@ -110,8 +110,8 @@ export function register(program: Command): void {
     .description('print a shell completion script for bash, zsh or fish')
     .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(SCRIPTS)));
   addExamples(cmd, [
-    'source <(agent-memory completion bash)     # in ~/.bashrc (or: service completion bash)',
-    'agent-memory completion fish > ~/.config/fish/completions/agent-memory.fish',
+    'source <(agent-memory completion bash)     # in ~/.bashrc (or: source <(service completion bash))',
+    'agent-memory completion fish > ~/.config/fish/completions/agent-memory.fish   # or: service completion fish',
   ]);
   cmd.action(action(async (shell: keyof typeof SCRIPTS, _opts: unknown, command: Command) => {
     const io = ioOf(command);
