@@ -3,7 +3,7 @@
  * completion, npx from the checkout without an npm warning or a rebuild, another project
  * installing the checkout without rewriting its dist/, and a missing build as one line.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -109,6 +109,30 @@ describe('npx and installs from the checkout', () => {
       expect(res.stdout.trim()).toBe(pkg.version);
     }
   }, 120_000);
+});
+
+describe('a rebuild while the CLI runs', () => {
+  it('every CLI started during `npm run build` runs (the build moves into dist/ file by file)', async () => {
+    const build = spawn(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, env: userEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let buildErr = '';
+    build.stderr.setEncoding('utf8').on('data', (s: string) => (buildErr += s));
+    let done = false;
+    const built = new Promise<number | null>((resolve) => build.on('close', (code) => {
+      done = true;
+      resolve(code);
+    }));
+    // `completion bash` loads every command's chunk; run it back to back until the build is done.
+    const failures: string[] = [];
+    let runs = 0;
+    while (!done || runs === 0) {
+      const res = await runCli(['completion', 'bash']);
+      runs++;
+      if (res.code !== 0 || !res.stdout.includes('complete -F _service_completion service')) failures.push(`exit ${res.code}: ${res.stderr}`);
+    }
+    expect(await built, buildErr).toBe(0);
+    expect(failures).toEqual([]);
+    expect(runs).toBeGreaterThan(1);
+  }, 300_000);
 });
 
 describe('a missing build', () => {
