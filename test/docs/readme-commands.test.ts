@@ -17,9 +17,9 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,15 @@ async function copyCheckout(to: string): Promise<void> {
   }
 }
 
+/** npx's folders for the scratch checkout (npx keeps one per package path it ran). */
+async function removeNpxFolders(scratch: string): Promise<void> {
+  const npx = join(process.env.npm_config_cache ?? join(homedir(), '.npm'), '_npx');
+  for (const name of await readdir(npx).catch(() => [] as string[])) {
+    const manifest = await readFile(join(npx, name, 'package.json'), 'utf8').catch(() => '');
+    if (manifest.includes(scratch)) await rm(join(npx, name), { recursive: true, force: true });
+  }
+}
+
 describe('README command blocks: well-formed', () => {
   it('every fenced block has a language, markers are known and stand right before a command block', () => {
     const blocks = readmeBlocks(README);
@@ -142,7 +151,10 @@ describe('README command blocks: run as written (slow: npm ci, build and every b
       killGroup(server.child);
       await server.exited;
     }
-    if (scratch) await rm(scratch, { recursive: true, force: true });
+    if (scratch) {
+      await removeNpxFolders(scratch);
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 
   it('every block not marked skip succeeds, from a fresh copy against a temporary server', async () => {
