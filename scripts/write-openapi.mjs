@@ -29,10 +29,11 @@ try {
   const server = await buildServer(app);
   await server.ready();
   const { document, undocumented } = buildOpenApiDocument(registeredRoutes(server), (await readVersionInfo()).app_version);
-  if (undocumented.length > 0) throw new Error(`routes without an entry in server/openapi/route-docs.ts: ${undocumented.join(', ')}`);
+  if (undocumented.length > 0) throw new Error(`routes registered without defineRoute (server/define-route.ts): ${undocumented.join(', ')}`);
   // Written whole, then renamed over the old one: a reader never sees half a document.
   const tmp = join(root, `openapi.json.${process.pid}`);
-  writeFileSync(tmp, JSON.stringify(document, null, 2) + '\n');
+  writeFileSync(tmp, JSON.stringify(document, null, 2) + '
+');
   renameSync(tmp, join(root, 'openapi.json'));
   await server.close();
   await app.close();
