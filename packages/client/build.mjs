@@ -123,11 +123,22 @@ function writeContracts(program, wanted) {
     done.add(name);
     let symbol = exportsOfFile(file).get(name) ?? fail(`${relative(root, file)} exports no ${name}`);
     if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    if (!(symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface | ts.SymbolFlags.Enum))) {
-      fail(`src/client's declarations name the value ${name} of ${relative(root, file)}: name its type instead`);
+    let text;
+    if (symbol.flags & ts.SymbolFlags.Interface) {
+      // An interface prints as its own name: its declaration is copied (core's are plain TS).
+      text = symbol.declarations.map((d) => d.getText()).join('\n');
+      lines.push(text.startsWith('export ') ? text : `export ${text}`);
+    } else if (symbol.flags & ts.SymbolFlags.TypeAlias) {
+      text = checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, flags);
+      lines.push(`export type ${name} = ${text};`);
+    } else if (symbol.flags & (ts.SymbolFlags.Variable | ts.SymbolFlags.Function)) {
+      // A value the client exports (the error table): its type, the value is in index.js.
+      const declaration = symbol.valueDeclaration ?? fail(`${name} has no declaration`);
+      text = checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, declaration), undefined, flags);
+      lines.push(`export declare const ${name}: ${text};`);
+    } else {
+      fail(`src/client's declarations name ${name} of ${relative(root, file)}, which is neither a type nor a constant`);
     }
-    const text = checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, flags);
-    lines.push(`export type ${name} = ${text};`);
     // A printed type may still name another exported type (an alias of core/): bring it too.
     for (const [, ref] of text.matchAll(/\b([A-Z]\w*)\b/g)) {
       if (done.has(ref)) continue;
