@@ -32,8 +32,7 @@ try {
   if (undocumented.length > 0) throw new Error(`routes registered without defineRoute (server/define-route.ts): ${undocumented.join(', ')}`);
   // Written whole, then renamed over the old one: a reader never sees half a document.
   const tmp = join(root, `openapi.json.${process.pid}`);
-  writeFileSync(tmp, JSON.stringify(document, null, 2) + '
-');
+  writeFileSync(tmp, JSON.stringify(document, null, 2) + '\n');
   renameSync(tmp, join(root, 'openapi.json'));
   await server.close();
   await app.close();
