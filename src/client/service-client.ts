@@ -219,7 +219,7 @@ export class ServiceClient {
     return totals;
   }
 
-  skillsRegister(body: SkillsRegisterInput): Promise<z.infer<typeof SkillsRegisterResponse>> {
+  skillsRegister(body: SkillsRegisterInput): Promise<SkillsRegisterResponse> {
     return this.request('POST', '/v1/skills/register', { body, schema: async () => (await memory()).SkillsRegisterResponse });
   }
 
