@@ -30,7 +30,8 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --workers N                 server processes for PostgreSQL (default: serve's, one per core);
                               JSON always runs one
   --cpu-prof DIR              start the server with --cpu-prof, profiles written to DIR
-  --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
+  --model PATH                offline embedding model (default: the bundled <repo>/models/use-lite-static-m2v,
+                              what users get; pass a transformers.js/ONNX folder to measure that runtime)
   --seed 42                   seed of the synthetic data`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -88,6 +89,7 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
         throw new UsageError(`unknown option "${flag}"`);
     }
   }
-  if (!options.modelPath) options.modelPath = join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
+  // The default is what a user runs: the bundled static model. ONNX is only ever measured when named.
+  if (!options.modelPath) options.modelPath = join(repoRoot(), 'models', 'use-lite-static-m2v');
   return options;
 }

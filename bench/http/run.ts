@@ -71,6 +71,7 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   console.log([
     'Agent memory service HTTP benchmark (autocannon on the same machine as the server)',
     `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `model: ${o.modelPath}`,
     `${o.duration} s per run; distinct tasks per request; dev auth; rate limits raised; seed ${o.seed}`,
     "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
     'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
