@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { runLoad } from './load.js';
+import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
 import type { HttpBenchOptions } from './options.js';
 import { httpTable, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
@@ -15,21 +17,28 @@ function log(message: string): void {
 }
 
 /** Every scenario at every connection level against one served store. */
-async function measureServed(served: ServedStore, storage: string, size: number, workers: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+const settle = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+
+async function measureServed(served: ServedStore, build: string, storage: string, size: number, workers: number, o: HttpBenchOptions, pgProbe: PgProbe | null): Promise<HttpRow[]> {
   await runLoad(served.url, 'recall-post', 16, WARMUP_SECONDS, o.seed + 900);
   const rows: HttpRow[] = [];
   let seed = o.seed + 1000;
   for (const connections of o.connections) {
     let versionPerSecond: number | null = null;
     for (const scenario of o.scenarios) {
-      log(`  ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
+      log(`  ${build} ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
+      const pgBefore = pgProbe ? (await settle(), await pgProbe.sample()) : null;
       const cpuBefore = served.cpuSeconds();
       const result = await runLoad(served.url, scenario, connections, o.duration, seed++);
       const cpu = served.cpuSeconds() - cpuBefore;
+      const pg = pgProbe && pgBefore ? (await settle(), pgSpent(pgBefore, await pgProbe.sample())) : null;
       if (scenario === 'version') versionPerSecond = result.perSecond;
+      const perRequest = (n: number) => (result.requests > 0 ? n / result.requests : Number.NaN);
       rows.push({
-        ...result, storage, size, workers, versionPerSecond,
-        cpuMsPerRequest: result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
+        ...result, build, storage, size, workers, versionPerSecond,
+        cpuMsPerRequest: perRequest(cpu * 1000),
+        pgCpuMsPerRequest: pg ? perRequest(pg.cpuSeconds * 1000) : null,
+        pgTransactionsPerRequest: pg ? perRequest(pg.transactions) : null,
       });
     }
   }
@@ -47,12 +56,19 @@ async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpB
     // JSON storage allows one process: the bench lets go of it before the server opens it.
     await store.close();
     closed = true;
-    const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir });
-    try {
-      return await measureServed(served, storage, size, served.servingProcesses(), o);
-    } finally {
-      await served.stop();
+    const rows: HttpRow[] = [];
+    for (const root of [undefined, ...o.compare]) {
+      const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir, logLevel: o.logLevel, root });
+      const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
+      const pgProbe = databaseUrl ? await openPgProbe(databaseUrl) : null;
+      try {
+        rows.push(...(await measureServed(served, root === undefined ? 'this' : basename(root), storage, size, served.servingProcesses(), o, pgProbe)));
+      } finally {
+        await pgProbe?.close();
+        await served.stop();
+      }
     }
+    return rows;
   } finally {
     if (!closed) await store.close().catch(() => undefined);
     await store.remove();
@@ -75,6 +91,8 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
     `${o.duration} s per run; distinct tasks per request; dev auth; rate limits raised; seed ${o.seed}`,
     "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
     'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
+    "pg ms/req: the same for PostgreSQL's backends serving the database; pg tx/req: its transactions (pg_stat_database) per request",
+    `server log level: ${o.logLevel} (logs read and discarded by the benchmark)`,
     ...(o.profileDir ? [`CPU profiles: ${o.profileDir}`] : []),
     '',
     httpTable(rows),
