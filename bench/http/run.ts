@@ -4,9 +4,10 @@ import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { runLoad } from './load.js';
+import { copyFill, type ScaleFigures } from './pg-copy.js';
 import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
 import type { HttpBenchOptions } from './options.js';
-import { httpTable, type HttpRow } from './report.js';
+import { httpTable, scaleTable, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
 
 /** A short run before the measured ones: JIT, pools and caches warm. */
@@ -39,19 +40,26 @@ async function measureServed(served: ServedStore, build: string, storage: string
         cpuMsPerRequest: perRequest(cpu * 1000),
         pgCpuMsPerRequest: pg ? perRequest(pg.cpuSeconds * 1000) : null,
         pgTransactionsPerRequest: pg ? perRequest(pg.transactions) : null,
+        rssMb: served.rssBytes() / 1e6,
       });
     }
   }
   return rows;
 }
 
-async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions, scale: ScaleFigures[]): Promise<HttpRow[]> {
   const store = await STORAGE_FACTORIES[storage]();
   let closed = false;
   try {
-    log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
     const started = performance.now();
-    await fillStore(store, size, o.modelPath, o.seed);
+    const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
+    if (databaseUrl) {
+      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns by COPY (synthetic vectors), HNSW index built after`);
+      scale.push(await copyFill(databaseUrl, size, o.modelPath, o.seed, log));
+    } else {
+      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
+      await fillStore(store, size, o.modelPath, o.seed);
+    }
     log(`  filled in ${((performance.now() - started) / 1000).toFixed(1)} s (${await store.storage.patterns.count(DEV_SCOPE)} stored)`);
     // JSON storage allows one process: the bench lets go of it before the server opens it.
     await store.close();
@@ -59,7 +67,6 @@ async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpB
     const rows: HttpRow[] = [];
     for (const root of [undefined, ...o.compare]) {
       const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir, logLevel: o.logLevel, root });
-      const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
       const pgProbe = databaseUrl ? await openPgProbe(databaseUrl) : null;
       try {
         rows.push(...(await measureServed(served, root === undefined ? 'this' : basename(root), storage, size, served.servingProcesses(), o, pgProbe)));
@@ -80,8 +87,9 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
   const started = performance.now();
   const rows: HttpRow[] = [];
+  const scale: ScaleFigures[] = [];
   for (const storage of o.storages) {
-    for (const size of o.sizes) rows.push(...(await measureStore(storage, size, o)));
+    for (const size of o.sizes) rows.push(...(await measureStore(storage, size, o, scale)));
   }
   const cpu = cpus();
   console.log([
@@ -97,6 +105,7 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
     '',
     httpTable(rows),
     '',
+    ...(scale.length > 0 ? [scaleTable(scale), ''] : []),
     `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ].join('\n'));
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);

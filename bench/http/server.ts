@@ -15,6 +15,8 @@ export interface ServedStore {
   pid: number;
   /** CPU seconds (user + system) used so far by the server and its cluster workers. */
   cpuSeconds(): number;
+  /** Resident memory (VmRSS) of the server and its workers, in bytes. */
+  rssBytes(): number;
   /** Processes serving requests: the cluster workers, or the server itself when it has none. */
   servingProcesses(): number;
   /** SIGTERM (drain), then wait for the exit. */
@@ -28,6 +30,16 @@ function processCpu(pid: number): number {
     // Fields after the command name (which may contain spaces) start at state (field 3).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** VmRSS of one process in bytes (0 when it is gone). */
+function processRss(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
   } catch {
     return 0;
   }
@@ -97,6 +109,7 @@ function served(child: ChildProcess, url: string): ServedStore {
     url,
     pid,
     cpuSeconds: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + processCpu(p), 0),
+    rssBytes: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + processRss(p), 0),
     servingProcesses: () => Math.max(1, childrenOf(pid).length),
     stop: async () => {
       child.kill('SIGTERM');
