@@ -89,7 +89,12 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   const rows: HttpRow[] = [];
   const scale: ScaleFigures[] = [];
   for (const storage of o.storages) {
-    for (const size of o.sizes) rows.push(...(await measureStore(storage, size, o, scale)));
+    for (const size of o.sizes) {
+      const measured = await measureStore(storage, size, o, scale);
+      rows.push(...measured);
+      // A long run (a million patterns) shows each size's figures as soon as it has them.
+      log(`\n${httpTable(measured)}\n${scale.length > 0 ? `${scaleTable(scale.slice(-1))}\n` : ''}`);
+    }
   }
   const cpu = cpus();
   console.log([
