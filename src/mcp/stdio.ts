@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ApiError } from '../client/errors.js';
-import type { ServiceClient } from '../client/service-client.js';
+import { ApiError, type ServiceClient } from '../client/index.js';
 import type { ToolFailure } from './errors.js';
 import { createMcpServer } from './server.js';
 
