@@ -15,7 +15,7 @@ import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
-import { acceptAsync, wantsAsync } from '../async.js';
+import { runOrQueue } from '../async.js';
 
 const KeyPath = z.object({ key: PatternKey });
 
@@ -57,10 +57,7 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   defineRoute(app, {
     method: 'POST', url: '/v1/aging', permission: 'aging', body: AgingRequest, bodyOptional: true, response: AgingResponse, async: true,
     tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', body);
-      return runAging(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'aging', runAging),
   });
 
   defineRoute(app, {
