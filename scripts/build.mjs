@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleCli } from './bundle-cli.mjs';
+import { buildConsole } from './build-console.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -12,6 +13,10 @@ execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
 
 // The command line runs from one bundle (scripts/bundle-cli.mjs); dist/ keeps the library.
 await bundleCli(root);
+
+// The web console's static files (dist/console), served at /console.
+const consoleBuild = await buildConsole(root);
+console.log(`console: ${consoleBuild.script} ${consoleBuild.script_gzip_bytes} bytes gzipped (budget ${consoleBuild.budget_gzip_bytes})`);
 
 let gitCommit = 'unknown';
 try {

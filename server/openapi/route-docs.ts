@@ -59,6 +59,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'health', summary: 'Deep health: probes storage, embedder and LLM with latencies; 503 when storage fails.',
     response: DeepHealthResponse, errors: [503], sameShapeErrors: [503],
   },
+  'GET /console': { tag: 'health', summary: '(+) The web console (HTML; on unless SERVICE_CONSOLE=false). It calls this API with the key typed into it.', response: { text: 'text/html' }, errors: [404] },
+  'GET /console/assets/{file}': { tag: 'health', summary: '(+) A script or style sheet of the web console.', params: z.object({ file: z.string() }), response: { text: 'text/javascript' }, errors: [404] },
   'GET /metrics': { tag: 'health', summary: 'Prometheus text exposition (only with SERVICE_METRICS=true; Bearer SERVICE_METRICS_TOKEN when set).', response: { text: 'text/plain; version=0.0.4' }, errors: [404] },
 
   'POST /v1/learn': { tag: 'memory', summary: 'Store a successful run as a pattern (or improve a near-identical one).', body: LearnRequest, response: LearnResponse, errors: [503] },
