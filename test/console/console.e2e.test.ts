@@ -200,7 +200,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
       await page.getByRole('list', { name: 'Search results' }).waitFor();
 
       expect(await context.cookies()).toEqual([]);
-      expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(admin.secret);
+      expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(admin.secret);
     } finally {
       await context.close();
     }
@@ -244,13 +244,14 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     try {
       await narrow.page.goto(`${server.url}/console#/operations`);
       await narrow.page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await narrow.page.getByRole('status').filter({ hasText: /^Loading/ }).first().waitFor({ state: 'detached' });
       await shot(narrow.page, 'operations-390');
+      expect(await narrow.page.evaluate<number>('document.documentElement.scrollWidth')).toBe(390);
       // Readable at 390 px: nothing but the tables' own scrollers is wider than the screen.
-      const wide = await narrow.page.evaluate(() =>
-        [...document.querySelectorAll('body *')]
-          .filter((el) => !el.closest('.table-wrap') && el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-          .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
-      );
+      // (A string: it runs in the page, whose DOM types the test's tsconfig does not load.)
+      const wide = await narrow.page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
+        .filter((el) => !el.closest('.table-wrap') && el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .map((el) => el.tagName.toLowerCase() + '.' + el.className)`);
       expect(wide).toEqual([]);
     } finally {
       await narrow.context.close();
