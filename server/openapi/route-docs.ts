@@ -16,7 +16,7 @@ import {
   EvolveRequest, EvolveResponse, FeedbackDecayResponse, FeedbackQuery, FeedbackResponse,
 } from '../../src/contracts/llm.js';
 import {
-  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, ExportResponse, ImportRequest, ImportResponse, LearnRequest, LearnResponse,
+  AgingRequest, AgingResponse, DeletePatternResponse, PatternHistoryResponse, ExportRecord, ExportResponse, ImportRequest, ImportResponse, LearnRequest, LearnResponse,
   MetricsResponse, RecallQueryString, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
   SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
@@ -69,6 +69,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /v1/metrics': { tag: 'memory', summary: 'Runs, success rate, average eval score, pattern count and reuse rate of the scope.', response: MetricsResponse },
   'POST /v1/aging': { tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.', body: AgingRequest, bodyOptional: true, response: AgingResponse, async: true },
   'GET /v1/patterns/{key}': { tag: 'memory', summary: 'One stored pattern with all its fields (the export record).', params: KeyPath, response: ExportRecord, errors: [404] },
+  'GET /v1/patterns/{key}/history': { tag: 'memory', summary: '(+) A pattern\'s skill tags and its last 20 eval observations, newest first.', params: KeyPath, response: PatternHistoryResponse, errors: [404] },
   'DELETE /v1/patterns/{key}': { tag: 'memory', summary: 'Delete one pattern for good (key URL-encoded, slash as %2F).', params: KeyPath, response: DeletePatternResponse, errors: [404] },
   'POST /v1/skills/register': { tag: 'memory', summary: 'Replace the skill tags of a pattern.', body: SkillsRegisterRequest, response: SkillsRegisterResponse, errors: [404] },
   'POST /v1/skills/search': { tag: 'memory', summary: 'Patterns carrying any (or all) of the given tags.', body: SkillsSearchRequest, response: SkillsSearchResponse },

@@ -8,7 +8,7 @@ import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern, getPattern } from '../../src/services/patterns.js';
+import { deletePattern, getPattern, getPatternHistory } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
@@ -55,6 +55,11 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.get('/v1/patterns/:key', { config: { permission: 'recall' } }, async (request) => {
     const { key } = parseWith(DeleteParams, request.params, 'path');
     return getPattern(deps, authed(request).scope, key);
+  });
+
+  app.get('/v1/patterns/:key/history', { config: { permission: 'recall' } }, async (request) => {
+    const { key } = parseWith(DeleteParams, request.params, 'path');
+    return getPatternHistory(deps, authed(request).scope, key);
   });
 
   app.delete('/v1/patterns/:key', { config: { permission: 'patterns:delete' } }, async (request) => {

@@ -287,6 +287,23 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
+  it('a pattern page shows its eval history and skill tags; replacing the tags is a button', async () => {
+    const key = keys[SEEDED[2].task];
+    const { context, page } = await signedIn(admin.secret);
+    try {
+      await page.goto(`${server.url}/console#/pattern/${encodeURIComponent(key)}`);
+      expect(await page.getByLabel('Eval history', { exact: true }).textContent()).toBe('9');
+      await page.getByText('Skill tags: none').waitFor();
+      await page.getByLabel(/^Skill tags \(comma-separated/).fill('slack, backups');
+      await page.getByRole('button', { name: 'Replace skill tags' }).click();
+      await page.getByRole('status').filter({ hasText: 'Tags now: slack, backups' }).waitFor();
+      expect(await page.getByLabel('Skill tags', { exact: true }).textContent()).toBe('backupsslack');
+    } finally {
+      await context.close();
+    }
+    expect(JSON.parse((await call('GET', `/v1/patterns/${encodeURIComponent(key)}/history`, reader.secret)).text).skills).toEqual(['backups', 'slack']);
+  });
+
   it('a reader key sees no key management and no delete; the API refuses the delete too', async () => {
     const { context, page } = await signedIn(reader.secret);
     try {

@@ -2,12 +2,14 @@ import { useState } from 'preact/hooks';
 import { api, get, keyPath } from '../api.js';
 import { Code } from '../highlight.js';
 import { navigate } from '../router.js';
-import { CLASSIFICATIONS, type DeletePatternResponse, type ExportRecord, type SkillsRegisterResponse } from '../types.js';
+import { LineChart } from '../charts.js';
+import { CLASSIFICATIONS, type DeletePatternResponse, type ExportRecord, type PatternHistoryResponse, type SkillsRegisterResponse } from '../types.js';
 import { Confirm, ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 import type { Abilities } from '../abilities.js';
 
 export function PatternScreen({ patternKey, can }: { patternKey: string; can: Abilities }) {
   const record = useLoad(() => get<ExportRecord>(`/v1/patterns/${keyPath(patternKey)}`), [patternKey]);
+  const history = useLoad(() => get<PatternHistoryResponse>(`/v1/patterns/${keyPath(patternKey)}/history`), [patternKey]);
   if (record.error) return <Section title="Pattern"><ErrorBox error={record.error} /></Section>;
   if (!record.data) return <Loading what="the pattern" />;
   const p = record.data;
@@ -35,9 +37,13 @@ export function PatternScreen({ patternKey, can }: { patternKey: string; can: Ab
         <h3>Output</h3>
         {p.output ? <pre class="code" tabIndex={0} aria-label="Output of the run">{p.output}</pre> : <p class="muted">No output was stored.</p>}
       </Section>
+      <Section title="Skills and eval history" id="history-title">
+        <ErrorBox error={history.error} />
+        {history.data && <History history={history.data} />}
+      </Section>
       <Section title="Curate" id="curate-title">
         <Reclassify record={p} onDone={record.reload} can={can} />
-        <Tag record={p} />
+        <Tag record={p} onDone={history.reload} />
         <Delete record={p} can={can} />
       </Section>
     </>
@@ -62,12 +68,33 @@ function Reclassify({ record, onDone, can }: { record: ExportRecord; onDone: () 
   );
 }
 
-function Tag({ record }: { record: ExportRecord }) {
+function History({ history }: { history: PatternHistoryResponse }) {
+  // The API answers newest first; the chart reads left to right, oldest first.
+  const points = [...history.eval_scores].reverse().map((value, i) => ({ label: `#${i + 1}`, value }));
+  return (
+    <>
+      <p>
+        Skill tags:{' '}
+        {history.skills.length === 0 ? <span class="muted">none</span> : (
+          <span aria-label="Skill tags">{history.skills.map((s) => <span key={s} class="tag">{s}</span>)}</span>
+        )}
+      </p>
+      {points.length === 0 ? <p class="muted">No eval observation recorded.</p> : (
+        <>
+          <p>Eval observations, newest first: <span aria-label="Eval history">{history.eval_scores.map((v) => fmtNumber(v)).join(', ')}</span></p>
+          <LineChart title="Eval scores, oldest to newest" points={points} max={10} />
+        </>
+      )}
+    </>
+  );
+}
+
+function Tag({ record, onDone }: { record: ExportRecord; onDone: () => void }) {
   const [text, setText] = useState('');
   const action = useAction((skills: string[]) => api<SkillsRegisterResponse>('POST', '/v1/skills/register', { pattern_key: record.key, skills }));
   const skills = text.split(',').map((s) => s.trim()).filter(Boolean);
   return (
-    <form class="row" onSubmit={(e) => { e.preventDefault(); void action.run(skills); }}>
+    <form class="row" onSubmit={async (e) => { e.preventDefault(); if (await action.run(skills)) onDone(); }}>
       <label class="grow">
         Skill tags (comma-separated; they replace the pattern's tags)
         <input value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="csv, parsing" />
