@@ -390,6 +390,48 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
+  it('works from the keyboard: sign in with Enter, reach Delete with Tab, Escape cancels the dialog', async () => {
+    const key = keys[SEEDED[1].task];
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    try {
+      await page.goto(`${server.url}/console#/pattern/${encodeURIComponent(key)}`);
+      await page.getByLabel('API key', { exact: true }).waitFor();
+      await page.keyboard.type(admin.secret); // the key field has the focus
+      await page.keyboard.press('Enter');
+      const remove = page.getByRole('button', { name: 'Delete pattern…' });
+      await remove.waitFor();
+      for (let i = 0; i < 60 && !(await remove.evaluate((el) => el === el.ownerDocument.activeElement)); i++) await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Delete this pattern?' });
+      await dialog.waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+    } finally {
+      await context.close();
+    }
+    expect((await call('GET', `/v1/patterns/${encodeURIComponent(key)}`, admin.secret)).status).toBe(200);
+  });
+
+  it('needs no key on a dev-mode server, and says where keys are managed', async () => {
+    const devDir = await tempDir('console-dev-');
+    const dev = await startServer({ dataPath: join(devDir.path, 'data'), env: { SERVICE_AUTH_MODE: 'dev', SERVICE_ALLOW_NO_AUTH: 'true' } });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${dev.url}/console#/operations`);
+      await page.getByRole('heading', { level: 1, name: 'Operations' }).waitFor();
+      await page.getByText('API keys need DB auth mode').waitFor();
+      expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
+    } finally {
+      await context.close();
+      await dev.stop();
+      await devDir.remove();
+    }
+  });
+
   describe.skipIf(!AFTER_MERGE.recallExplain)('after recall-quality lands (AFTER_MERGE.recallExplain)', () => {
     it('the recall debugger shows each match with its tier rule and score parts, and the tier policy', async () => {
       const { context, page } = await signedIn(admin.secret);
