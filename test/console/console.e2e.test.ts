@@ -287,7 +287,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
-  it('a pattern page shows its eval history and skill tags; replacing the tags is a button', async () => {
+  it('a pattern page shows its eval history and skill tags; replacing the tags and reclassifying are buttons', async () => {
     const key = keys[SEEDED[2].task];
     const { context, page } = await signedIn(admin.secret);
     try {
@@ -298,10 +298,16 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
       await page.getByRole('button', { name: 'Replace skill tags' }).click();
       await page.getByRole('status').filter({ hasText: 'Tags now: slack, backups' }).waitFor();
       expect(await page.getByLabel('Skill tags', { exact: true }).textContent()).toBe('backupsslack');
+
+      await page.getByRole('combobox', { name: /^New classification/ }).selectOption('internal');
+      await page.getByRole('button', { name: 'Reclassify' }).click();
+      // The page re-reads the pattern after the change: wait for the new value to show.
+      await page.locator('.facts').first().filter({ hasText: /Classification\s*internal/ }).waitFor();
     } finally {
       await context.close();
     }
     expect(JSON.parse((await call('GET', `/v1/patterns/${encodeURIComponent(key)}/history`, reader.secret)).text).skills).toEqual(['backups', 'slack']);
+    expect(JSON.parse((await call('GET', `/v1/patterns/${encodeURIComponent(key)}`, reader.secret)).text).classification).toBe('internal');
   });
 
   it('a reader key sees no key management and no delete; the API refuses the delete too', async () => {
