@@ -122,6 +122,11 @@ export function fmtNumber(value: number | null | undefined, digits = 2): string 
   return Number.isInteger(value) ? String(value) : value.toFixed(digits);
 }
 
+/** Always `digits` decimals (score parts line up in a column). */
+export function fmtFixed(value: number | null | undefined, digits = 4): string {
+  return value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
+}
+
 export function fmtPercent(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${(value * 100).toFixed(1)}%`;
 }

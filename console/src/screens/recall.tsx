@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, queryString, session } from '../api.js';
 import { href, navigate, type Route } from '../router.js';
 import { CLASSIFICATIONS, type Explain, type RecallResponse } from '../types.js';
-import { CopyButton, ErrorBox, Loading, Section, fmtNumber, useLoad } from '../ui.js';
+import { CopyButton, ErrorBox, Loading, Section, fmtFixed, useLoad } from '../ui.js';
 
 const FIELDS = ['task', 'limit', 'classification', 'min_score', 'recency_weight', 'deduplicate', 'eval_weighted'] as const;
 type Params = Partial<Record<(typeof FIELDS)[number], string>>;
@@ -129,8 +129,8 @@ function Explained({ response }: { response: RecallResponse }) {
         {policy ? (
           <dl class="facts">
             <dt>Policy</dt><dd>{policy.policy}</dd>
-            <dt>Duplicate threshold</dt><dd>{fmtNumber(policy.duplicate_threshold, 4)}</dd>
-            <dt>Adapt threshold</dt><dd>{fmtNumber(policy.adapt_threshold, 4)}</dd>
+            <dt>Duplicate threshold</dt><dd>{fmtFixed(policy.duplicate_threshold)}</dd>
+            <dt>Adapt threshold</dt><dd>{fmtFixed(policy.adapt_threshold)}</dd>
             <dt>Source</dt><dd>{policy.source}</dd>
           </dl>
         ) : <p class="muted">This server does not report its tier policy.</p>}
@@ -153,9 +153,9 @@ function Explained({ response }: { response: RecallResponse }) {
                     <td><a href={href(['pattern', m.pattern_key])}>{m.pattern.task.slice(0, 80)}</a></td>
                     <td><span class={`tier tier-${m.reuse_tier}`}>{m.reuse_tier}</span></td>
                     <td>{m.explain?.tier_rule ?? '—'}</td>
-                    <td>{fmtNumber(m.explain?.tier_threshold, 4)}</td>
-                    <td>{fmtNumber(m.similarity, 4)}</td>
-                    {EXPLAIN_PARTS.map((part) => <td key={part} data-part={part}>{fmtNumber(m.explain?.[part] as number | undefined, 4)}</td>)}
+                    <td>{fmtFixed(m.explain?.tier_threshold)}</td>
+                    <td>{fmtFixed(m.similarity)}</td>
+                    {EXPLAIN_PARTS.map((part) => <td key={part} data-part={part}>{fmtFixed(m.explain?.[part] as number | undefined)}</td>)}
                   </tr>
                 ))}
               </tbody>
