@@ -6,6 +6,7 @@
  * Screenshots of each screen go to CONSOLE_SCREENSHOTS_DIR (default .test-results/console);
  * the README's pictures are made with CONSOLE_SCREENSHOTS_DIR=docs/console.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
 import { evaluatorScript } from '../llm/helpers.js';
 import { fakeProviderEnv } from '../support/llm-server.js';
-import { tempDir } from '../support/env.js';
+import { BIN } from '../support/cli.js';
+import { childEnv, tempDir } from '../support/env.js';
 import { createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
@@ -396,6 +398,27 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
+  it("the debugger's `service recall` line runs as shown and finds the learned pattern", async () => {
+    const { context, page } = await signedIn(admin.secret);
+    let line: string;
+    try {
+      await page.goto(`${server.url}/console#/recall?task=${encodeURIComponent("Parse a CSV file of orders, it's the amount per customer")}&limit=3`);
+      line = (await page.getByLabel('service recall command').textContent()) ?? '';
+    } finally {
+      await context.close();
+    }
+    expect(line).toMatch(/^service recall --readonly --limit 3 '.*'\\''.*'$/);
+    // The line as a user pastes it, with `service` being this checkout's binary.
+    const command = line.replace(/^service /, `'${process.execPath}' '${BIN}' `);
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile('bash', ['-c', command], { env: childEnv({ SERVICE_URL: server.url, SERVICE_API_KEY: admin.secret }) }, (err, out, errOut) =>
+        err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out));
+    });
+    const result = JSON.parse(stdout) as { matches: { pattern_key: string }[] };
+    expect(result.matches[0].pattern_key).toBe(keys[SEEDED[0].task]);
+    expect(result.matches.length).toBeLessThanOrEqual(3);
+  });
+
   it('works from the keyboard: sign in with Enter, reach Delete with Tab, Escape cancels the dialog', async () => {
     const key = keys[SEEDED[1].task];
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -455,7 +478,12 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
         expect(await first.textContent()).toMatch(/same_text|cosine_0999|llm_verified|centered_adapt|below_adapt|fixed_duplicate|fixed_adapt/);
         await page.getByRole('heading', { name: 'Tier policy in force' }).waitFor();
         expect(await page.locator('.facts').first().textContent()).toMatch(/Policy(calibrated|fixed)/);
-        expect(await page.getByLabel('curl command').textContent()).toContain('/v1/recall?task=');
+        // The curl line's URL answers the same explained ranking (the key comes from the environment).
+        const curl = (await page.getByLabel('curl command').textContent()) ?? '';
+        expect(curl).toContain('-H "Authorization: Bearer $SERVICE_API_KEY"');
+        const url = curl.match(/'(http[^']+)'$/)?.[1] ?? '';
+        const viaCurl = JSON.parse((await call('GET', url.slice(server.url.length), admin.secret)).text);
+        expect(viaCurl.matches[0].explain.score).toBeTypeOf('number');
         expect(await page.getByLabel('service recall command').textContent()).toContain('service recall --readonly');
         await shot(page, 'recall');
       } finally {
