@@ -272,9 +272,8 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
       expect(await runs.nth(2).textContent()).not.toContain('Failure');
       expect(await run.textContent()).toContain('Failure: median 4 < 5');
       expect(await run.getByRole('row').count()).toBe(4); // header + three evaluators
-      const clusters = page.getByRole('table', { name: 'Recurring feedback, lowest score first' });
-      await clusters.waitFor();
-      expect(await clusters.getByRole('row').nth(1).textContent()).toContain('Handle an empty input file instead of crashing.');
+      const clusters = page.getByRole('table', { name: 'Recurring feedback, most important first' });
+      await clusters.getByRole('row').filter({ hasText: 'Handle an empty input file instead of crashing.' }).getByRole('cell', { name: '2', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Run analyze-failures' }).click();
       await page.getByRole('list', { name: 'Failure clusters' }).getByText('Handle an empty input file instead of crashing.').waitFor();
 

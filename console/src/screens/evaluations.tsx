@@ -30,7 +30,8 @@ export function EvaluationsScreen() {
     .filter((j) => j.operation === 'evaluate')
     .map((j) => classify(j, below))
     .sort((a, b) => Number(b.reasons.length > 0) - Number(a.reasons.length > 0));
-  const clusters = [...(feedback.data?.feedback ?? [])].sort((a, b) => a.score - b.score);
+  // The API orders recurring feedback by importance (weight × times), which is the order kept here.
+  const clusters = feedback.data?.feedback ?? [];
 
   return (
     <>
@@ -46,17 +47,18 @@ export function EvaluationsScreen() {
         {runs.map((run) => <RunCard key={run.job.job_id} run={run} />)}
       </Section>
       <Section title="Feedback clusters" id="feedback-title">
+        <p class="muted">Feedback sentences that recur across evaluations (GET /v1/feedback); weight fades with age.</p>
         <ErrorBox error={feedback.error} />
         {feedback.loading && <Loading what="feedback" />}
         {feedback.data && clusters.length === 0 && <p class="muted">No feedback recorded yet.</p>}
         {clusters.length > 0 && (
           <div class="table-wrap">
             <table>
-              <caption class="sr-only">Recurring feedback, lowest score first</caption>
-              <thead><tr><th scope="col">Feedback</th><th scope="col">Times</th><th scope="col">Score</th><th scope="col">Last seen</th></tr></thead>
+              <caption class="sr-only">Recurring feedback, most important first</caption>
+              <thead><tr><th scope="col">Feedback</th><th scope="col">Times</th><th scope="col">Weight</th><th scope="col">Last seen</th></tr></thead>
               <tbody>
                 {clusters.map((f) => (
-                  <tr key={f.text} class={f.score < below ? 'failing' : ''}>
+                  <tr key={f.text}>
                     <td>{f.text}</td><td>{f.count}</td><td>{fmtNumber(f.score)}</td><td>{fmtDate(f.last_seen)}</td>
                   </tr>
                 ))}
