@@ -96,7 +96,7 @@ function Tag({ record, onDone }: { record: ExportRecord; onDone: () => void }) {
   return (
     <form class="row" onSubmit={async (e) => { e.preventDefault(); if (await action.run(skills)) onDone(); }}>
       <label class="grow">
-        Skill tags (comma-separated; they replace the pattern's tags)
+        Skill tags (comma-separated; they replace the pattern's tags; editor keys and above)
         <input value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="csv, parsing" />
       </label>
       <button type="submit" disabled={action.busy || skills.length === 0}>Replace skill tags</button>
