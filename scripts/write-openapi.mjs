@@ -26,7 +26,7 @@ try {
   const server = await buildServer(app);
   await server.ready();
   const { document, undocumented } = buildOpenApiDocument(registeredRoutes(server), (await readVersionInfo()).app_version);
-  if (undocumented.length > 0) throw new Error(`routes without an entry in server/openapi/route-docs.ts: ${undocumented.join(', ')}`);
+  if (undocumented.length > 0) throw new Error(`routes registered without defineRoute (server/define-route.ts): ${undocumented.join(', ')}`);
   writeFileSync(join(root, 'openapi.json'), JSON.stringify(document, null, 2) + '\n');
   await server.close();
   await app.close();

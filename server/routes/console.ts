@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { NotFoundError } from '../../src/core/errors.js';
+import { defineRoute } from '../define-route.js';
 
 /**
  * The console's Content-Security-Policy: its own scripts and styles only (no inline code, no
@@ -62,23 +64,33 @@ export function consoleRoutes(app: FastifyInstance, options: { enabled: boolean;
   const directory = options.directory ?? consoleDirectory();
   const notBuilt = () => new NotFoundError('the console is not built: run `npm run build`');
 
-  app.get('/console', { config: { public: true, rateClass: 'exempt' } }, async (_request, reply) => {
-    const index = join(directory, 'index.html');
-    if (!existsSync(index)) throw notBuilt();
-    const html = await readFile(index);
-    return secureHeaders(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+  defineRoute(app, {
+    method: 'GET', url: '/console', public: true, rateClass: 'exempt', response: { text: 'text/html' }, errors: [404],
+    tag: 'health', summary: '(+) The web console (HTML; on unless SERVICE_CONSOLE=false). It calls this API with the key typed into it.',
+    handler: async (_input, _request, reply) => {
+      const index = join(directory, 'index.html');
+      if (!existsSync(index)) throw notBuilt();
+      const html = await readFile(index);
+      return secureHeaders(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+    },
   });
 
-  app.get('/console/assets/:file', { config: { public: true, rateClass: 'exempt' } }, async (request, reply) => {
-    const { file } = request.params as { file: string };
-    const type = CONTENT_TYPES[file.slice(file.lastIndexOf('.'))];
-    if (!ASSET_NAME.test(file) || !type) throw new NotFoundError('no such console asset');
-    let body: Buffer;
-    try {
-      body = await readFile(join(directory, 'assets', file));
-    } catch {
-      throw new NotFoundError('no such console asset');
-    }
-    return secureHeaders(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);
+  defineRoute(app, {
+    method: 'GET', url: '/console/assets/:file', public: true, rateClass: 'exempt', input: 'manual',
+    params: z.object({ file: z.string() }), response: { text: 'text/javascript' }, errors: [404],
+    tag: 'health', summary: '(+) A script or style sheet of the web console.',
+    handler: async (_input, request, reply) => {
+      // Checked by hand: every bad name is the same 404, whatever is wrong with it.
+      const { file } = request.params as { file: string };
+      const type = CONTENT_TYPES[file.slice(file.lastIndexOf('.'))];
+      if (!ASSET_NAME.test(file) || !type) throw new NotFoundError('no such console asset');
+      let body: Buffer;
+      try {
+        body = await readFile(join(directory, 'assets', file));
+      } catch {
+        throw new NotFoundError('no such console asset');
+      }
+      return secureHeaders(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);
+    },
   });
 }

@@ -5,7 +5,8 @@ import type {
 import type { BillingRepository } from './billing.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
-import type { AnalyticsRollup, RollupWindow } from '../core/roi.js';
+import type { RollupWindow } from '../core/roi.js';
+import type { RollupResponse } from '../contracts/analytics.js';
 import type { DeletionCounts, DeletionTarget } from '../core/governance.js';
 
 /**
@@ -129,9 +130,9 @@ export interface AnalyticsRepository {
 /** Pre-computed analytics rollups: the latest one per scope and window. */
 export interface RollupRepository {
   /** Stores the scope's rollup of `rollup.window`, replacing the previous one of that window. */
-  put(scope: Scope, rollup: AnalyticsRollup): Promise<void>;
+  put(scope: Scope, rollup: RollupResponse): Promise<void>;
   /** The scope's latest rollup of `window`, or null when it was never computed. */
-  get(scope: Scope, window: RollupWindow): Promise<AnalyticsRollup | null>;
+  get(scope: Scope, window: RollupWindow): Promise<RollupResponse | null>;
 }
 
 /**

@@ -47,7 +47,9 @@ export async function recall(
   opts: { readonly: boolean },
 ): Promise<RecallOutcome> {
   const started = deps.clock.now();
-  if (input.verify) assertCanVerify(deps, 'verify');
+  // A request that does not say whether to verify gets the server's default (SERVICE_RECALL_VERIFY).
+  const verify = input.verify ?? deps.config.recallVerify.enabled;
+  if (verify) assertCanVerify(deps, 'verify');
   const filter = filterOf(input);
   let vector: Float32Array | null = null;
   try {
@@ -68,7 +70,7 @@ export async function recall(
   const page = ranked.slice(input.offset, end);
   const ids = page.map((c) => c.id);
   // Verdicts come before the bookkeeping: a match the LLM demotes to fresh is not a reuse.
-  const review = input.verify ? await reviewPage(deps, scope, input.task, page) : null;
+  const review = verify ? await reviewPage(deps, scope, input.task, page) : null;
   const tierOf = (c: RankedCandidate) => review?.tiers.get(c.id) ?? reuseTier(c.similarity, tiersInForce(deps));
   // Whole records for the page only; a POST recall reads them in the same step as it records
   // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
