@@ -112,7 +112,7 @@ export function PatternsScreen({ route }: { route: Route }) {
           >
             {exporting.busy ? 'Exporting…' : 'Export this filter as NDJSON'}
           </button>
-          {exporting.result && <span role="status">{exporting.result.count} patterns exported</span>}
+          {exporting.result && <span role="status">{exporting.result.count} {exporting.result.count === 1 ? 'pattern' : 'patterns'} exported</span>}
         </div>
         <ErrorBox error={exporting.error} />
         <ErrorBox error={list.error} />
