@@ -148,6 +148,8 @@ function mapFastifyError(error: FastifyError, maxBodySize: number): Coded {
       return invalid('body', 'empty body with Content-Type: application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { code: 'bad_request', body: { detail: 'request body size did not match Content-Length' } };
+    case 'SVC_BODY_NOT_UTF8': // server/utf8-body.ts
+      return { code: 'bad_request', body: { detail: error.message } };
   }
   // Other client errors raised by Fastify itself (bad URL encoding, …) keep their status.
   const status = typeof error?.statusCode === 'number' ? error.statusCode : 500;

@@ -9,6 +9,7 @@ import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
+import { decodeUtf8Body } from '../utf8-body.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl'];
 /** With an NDJSON body the body is the records alone; `overwrite` comes in the query string. */
@@ -28,9 +29,9 @@ export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): voi
   // Import also takes an NDJSON body (one record a line, e.g. the governance export). The
   // parser lives in this route's own context, so every other route still takes JSON only.
   void app.register(async (scoped) => {
-    scoped.addContentTypeParser(NDJSON_TYPES, { parseAs: 'string' }, (_request, body, done) => {
+    scoped.addContentTypeParser(NDJSON_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
       try {
-        done(null, { ndjson: parseNdjsonLines(body as string) });
+        done(null, { ndjson: parseNdjsonLines(decodeUtf8Body(body as Buffer)) });
       } catch (err) {
         done(err as Error, undefined);
       }

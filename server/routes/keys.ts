@@ -31,7 +31,7 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
   const keyDeps: KeyDeps = { ...deps, keyStore };
   const caller = (request: Parameters<typeof authed>[0]) => {
     const { principal, scope } = authed(request);
-    return { role: principal.role, scope };
+    return { role: principal.role, scope, limits: { expires_at: principal.expires_at ?? null, max_patterns: principal.max_patterns } };
   };
 
   // No API key here: the bootstrap token in the body is the credential. Per-IP rate limits
@@ -70,7 +70,7 @@ const KEY_ROUTES = {
   },
   create: {
     method: 'POST', url: '/v1/keys', permission: 'keys:create', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404],
-    tag: 'keys', summary: 'Create a key of at most the caller\'s role; the secret is shown once.',
+    tag: 'keys', summary: 'Create a key of at most the caller\'s role, expires_at and max_patterns (left out: inherited); the secret is shown once.',
   },
   list: {
     method: 'GET', url: '/v1/keys', permission: 'keys:list', response: KeyListResponse, errors: [404],
@@ -82,6 +82,6 @@ const KEY_ROUTES = {
   },
   rotate: {
     method: 'POST', url: '/v1/keys/:id/rotate', permission: 'keys:rotate', params: KeyParams, response: IssuedKey, errors: [404],
-    tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once.',
+    tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once. Its limits are kept, tightened to the caller\'s.',
   },
 } as const satisfies Record<string, RouteContract>;

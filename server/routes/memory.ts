@@ -5,11 +5,12 @@ import {
   RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
+import { PatternListQuery, PatternListResponse } from '../../src/contracts/patterns.js';
 import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern, getPattern, getPatternHistory } from '../../src/services/patterns.js';
+import { deletePattern, getPattern, getPatternHistory, listPatterns } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
@@ -60,6 +61,12 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
       if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', body);
       return runAging(deps, authed(request).scope, body);
     },
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns', permission: 'recall', query: PatternListQuery, response: PatternListResponse,
+    tag: 'memory', summary: '(+) A page of the stored patterns, newest `updated_at` first, with filters; `next_cursor` continues.',
+    handler: ({ query }, request) => listPatterns(deps, authed(request).scope, query),
   });
 
   // The key is `patterns/<id>` URL-encoded as one segment (slash as %2F).

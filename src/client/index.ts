@@ -38,6 +38,7 @@ export type {
   SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';
+export type { PatternListQuery, PatternListResponse, PatternSummary } from '../contracts/patterns.js';
 
 // The areas: properties of ServiceClient (client.jobs, client.keys, …).
 export {

@@ -1,5 +1,5 @@
 import type {
-  AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
+  AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternCursor, PatternFilter, PatternRecord,
   RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
 import type { BillingRepository } from './billing.js';
@@ -38,6 +38,12 @@ export interface PatternRepository {
    * (newest first; none asked for when 0). Recall loads whole records for its page only.
    */
   candidates(scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, evalWindow: number): Promise<RecallCandidate[]>;
+  /**
+   * (+) One page of the scope's patterns matching the filter, newest updated_at first (ties:
+   * higher id first), strictly after `after` in that order when given: keyset paging, so a
+   * page is found without counting the pages before it.
+   */
+  list(scope: Scope, page: { limit: number; after: PatternCursor | null; filter?: PatternFilter }): Promise<PatternRecord[]>;
   /** Every pattern of the scope matching the filter, ordered by id (oldest first), streamed in pages. */
   iterate(scope: Scope, filter?: PatternFilter): AsyncIterable<PatternRecord>;
   /** For each id: reuse_count + 1 and success_score + delta (capped at 10), updated_at = at. */

@@ -29,8 +29,8 @@ import { startServer, type ServerHandle } from '../support/server.js';
 const AFTER_MERGE = {
   /** recall-quality: GET /v1/recall?explain=true answers `explain` per match and `tier_policy`. */
   recallExplain: false,
-  /** one-source: GET /v1/patterns (list, filters, cursor). */
-  patternList: false,
+  /** one-source: GET /v1/patterns (list, filters, cursor) — landed on main, enabled. */
+  patternList: true,
 };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
