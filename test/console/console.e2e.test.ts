@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
+import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
 import { evaluatorScript } from '../llm/helpers.js';
 import { fakeProviderEnv } from '../support/llm-server.js';
 import { BIN } from '../support/cli.js';
@@ -442,19 +442,46 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     expect((await call('GET', `/v1/patterns/${encodeURIComponent(key)}`, admin.secret)).status).toBe(200);
   });
 
-  it('needs no key on a dev-mode server, and says where keys are managed', async () => {
+  it('needs no key on a dev-mode server, says where keys are managed, and cancels a pending job after confirming', async () => {
     const devDir = await tempDir('console-dev-');
-    const dev = await startServer({ dataPath: join(devDir.path, 'data'), env: { SERVICE_AUTH_MODE: 'dev', SERVICE_ALLOW_NO_AUTH: 'true' } });
+    // One job slot, held by an evaluation whose LLM never answers: the aging job queued after it
+    // stays pending until it is cancelled.
+    const silent = await startFakeLlm();
+    silent.script(() => reply.hang());
+    const dev = await startServer({
+      dataPath: join(devDir.path, 'data'),
+      env: { ...fakeProviderEnv(silent, 'provider_a'), SERVICE_AUTH_MODE: 'dev', SERVICE_ALLOW_NO_AUTH: 'true', SERVICE_JOB_MAX_CONCURRENT: '1', SERVICE_JOB_POLL_INTERVAL: '0.05' },
+    });
     const context = await browser.newContext();
+    const post = async (path: string, body?: unknown) => (await fetch(`${dev.url}${path}`, {
+      method: 'POST', headers: { prefer: 'respond-async', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+    })).json() as Promise<{ job_id: string }>;
     try {
+      const blocking = await post('/v1/evaluate', { code: 'def run(): return 1', num_evals: 1 });
+      for (;;) {
+        const job = await (await fetch(`${dev.url}/v1/jobs/${blocking.job_id}`)).json() as { status: string };
+        if (job.status === 'running') break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const accepted = await post('/v1/aging');
       const page = await context.newPage();
       page.setDefaultTimeout(60_000);
       await page.goto(`${dev.url}/console#/operations`);
       await page.getByRole('heading', { level: 1, name: 'Operations' }).waitFor();
       await page.getByText('API keys need DB auth mode').waitFor();
       expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
+
+      const row = page.getByRole('row').filter({ hasText: accepted.job_id.slice(0, 8) });
+      await row.getByRole('button', { name: 'Cancel job…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Cancel this job?' });
+      expect(await dialog.textContent()).toContain(accepted.job_id);
+      await dialog.getByRole('button', { name: 'Cancel the job' }).click();
+      await row.getByRole('cell', { name: 'cancelled', exact: true }).waitFor();
+      const job = await (await fetch(`${dev.url}/v1/jobs/${accepted.job_id}`)).json() as { status: string };
+      expect(job.status).toBe('cancelled');
     } finally {
       await context.close();
+      await silent.close(); // the held evaluation fails, so the server stops at once
       await dev.stop();
       await devDir.remove();
     }
