@@ -10,6 +10,7 @@ import { frameworkErrorHandler, installErrorHandling } from './plugins/errors.js
 import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
+import { OneLinePerRequest } from './plugins/request-log.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
 import { installTracing } from './plugins/tracing.js';
 import { installResponseCheck } from './openapi/response-check.js';
@@ -55,6 +56,8 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     loggerInstance: isPino ? (maybePino as FastifyBaseLogger) : undefined,
     logger: isPino ? undefined : false,
     bodyLimit: config.maxBodySize,
+    // One line per request instead of Fastify's two (plugins/request-log.ts).
+    logController: new OneLinePerRequest(),
     genReqId: requestIdFrom,
     requestIdHeader: false,
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.

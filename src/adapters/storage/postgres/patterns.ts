@@ -52,7 +52,8 @@ export function reuseUpdateSql(ids: string, delta: string, at: string): string {
 
 /** One round trip when the session's settings suffice, else inside a transaction that sets its own. */
 function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: SearchStatement): Promise<QueryResult<R>> {
-  if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation);
+  // Prepared: the generic plan still walks the HNSW index (the ORDER BY … LIMIT shape fixes it).
+  if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation, true);
   return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup);
 }
 
@@ -87,6 +88,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
         `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
         [scope.tenant_id, scope.project_id, [...new Set(ids)]],
         'patterns.getMany',
+        true,
       );
       return res.rows.map(rowToPattern);
     },
