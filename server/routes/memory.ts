@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, LearnRequest, LearnResponse, MetricsResponse, RecallQueryString,
+  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, PatternHistoryResponse, LearnRequest, LearnResponse, MetricsResponse, RecallQueryString,
   RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
@@ -10,7 +10,7 @@ import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern, getPattern, listPatterns } from '../../src/services/patterns.js';
+import { deletePattern, getPattern, getPatternHistory, listPatterns } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
@@ -71,6 +71,12 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     method: 'GET', url: '/v1/patterns/:key', permission: 'recall', params: KeyPath, response: ExportRecord, errors: [404],
     tag: 'memory', summary: 'One stored pattern with all its fields (the export record).',
     handler: ({ params }, request) => getPattern(deps, authed(request).scope, params.key),
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns/:key/history', permission: 'recall', params: KeyPath, response: PatternHistoryResponse, errors: [404],
+    tag: 'memory', summary: '(+) A pattern\'s skill tags and its last 20 eval observations, newest first.',
+    handler: ({ params }, request) => getPatternHistory(deps, authed(request).scope, params.key),
   });
 
   defineRoute(app, {
