@@ -33,7 +33,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       // Usage errors of every command: JSON when the command line asks for JSON.
-      outputError: (s, write) => write(formatUsageError(s, json)),
+      outputError: (s, write) => write(formatUsageError(s, json, program.name())),
     })
     .addHelpText('after', EXIT_CODE_HELP);
   // Subcommands copy exitOverride and the output settings when they are created, so usage

@@ -17,19 +17,19 @@ export function jsonRequested(args: readonly string[]): boolean {
 }
 
 /** commander's text (`error: unknown command 'x'\n(Did you mean y?)`) as a message and a hint. */
-export function describeUsageError(text: string): { message: string; hint?: string } {
+export function describeUsageError(text: string, name = 'service'): { message: string; hint?: string } {
   const lines = text.trim().split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const message = (lines[0] ?? 'bad usage').replace(/^error:\s*/, '');
   const suggestion = lines.slice(1).join(' ').replace(/^\((.*)\)$/, '$1');
   if (suggestion !== '') return { message, hint: suggestion.replace(/^Did you mean/, 'did you mean') };
   // An unknown command with nothing close to it: point to the list instead of printing it.
-  if (message.startsWith('unknown command')) return { message, hint: 'see `service --help` for the commands' };
+  if (message.startsWith('unknown command')) return { message, hint: `see \`${name} --help\` for the commands` };
   return { message };
 }
 
 /** The text or JSON commander's error becomes on stderr. */
-export function formatUsageError(text: string, json: boolean): string {
-  const { message, hint } = describeUsageError(text);
+export function formatUsageError(text: string, json: boolean, name = 'service'): string {
+  const { message, hint } = describeUsageError(text, name);
   if (json) return `${JSON.stringify({ error: { message, exit_code: ExitCode.USAGE, ...(hint ? { hint } : {}) } })}\n`;
   return `error: ${message}\n${hint ? `  hint: ${hint}\n` : ''}`;
 }
