@@ -53,7 +53,7 @@ export function reuseUpdateSql(ids: string, delta: string, at: string): string {
 /** One round trip when the session's settings suffice, else inside a transaction that sets its own. */
 function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: SearchStatement): Promise<QueryResult<R>> {
   if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation);
-  return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup);
+  return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup, { readOnly: true });
 }
 
 interface CandidateRow {
