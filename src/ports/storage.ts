@@ -63,6 +63,21 @@ export interface PatternRepository {
    * tenant quota, the batch's new patterns are checked against it in the same atomic step.
    */
   writeBatch?(scope: Scope, writes: BatchWrite[], tenantQuota?: TenantPatternQuota | null): Promise<void>;
+  /**
+   * (+, optional) `service migrate-data`: inserts copied patterns, each with its eval
+   * observations and skill tags, atomically (every one of the batch or none), so a copy killed
+   * at any point never leaves a pattern without its history. Ids must not exist yet.
+   */
+  copyIn?(scope: Scope, patterns: CopiedPattern[]): Promise<void>;
+}
+
+/** One pattern as `service migrate-data` copies it, with everything that belongs to it. */
+export interface CopiedPattern {
+  record: PatternRecord;
+  vector: Float32Array;
+  /** Eval observations, oldest first. */
+  evals: { score: number; at: string }[];
+  skills: string[];
 }
 
 /**
@@ -117,6 +132,11 @@ export interface MetricsRepository {
   recordRecall(scope: Scope, reused: boolean): Promise<void>;
   /** Current counters (zeros when none). */
   get(scope: Scope): Promise<MetricsCounters>;
+  /**
+   * Raises each counter to at least the given value (`service migrate-data` copying the
+   * source's counters): idempotent, so a copy run again never counts anything twice.
+   */
+  raiseTo(scope: Scope, counters: MetricsCounters): Promise<void>;
 }
 
 export interface AnalyticsRepository {

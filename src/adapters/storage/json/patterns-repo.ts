@@ -89,6 +89,29 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       });
     },
 
+    async copyIn(scope, patterns) {
+      if (patterns.length === 0) return;
+      const units = patterns.map(({ record, vector }) => {
+        assertPatternId(record?.id);
+        assertVector(vector);
+        return normalized(vector);
+      });
+      const store = registry.forWrite(scope);
+      // One journal line: each pattern with its evals and skills, durable together (issue 25, 7).
+      await store.mutate(() => {
+        const ops: JournalOp[] = [];
+        for (const [i, { record, evals, skills }] of patterns.entries()) {
+          if (store.state.patterns.has(record.id)) throw new ConflictError(`pattern ${record.id} already exists`);
+          assertDimension(store, units[i]);
+          if (units[i].length !== units[0].length) throw new Error('one copied batch holds vectors of different dimensions');
+          ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
+          for (const e of evals) ops.push({ op: 'eval', id: record.id, s: e.score, at: e.at });
+          if (skills.length > 0) ops.push({ op: 'skills', id: record.id, k: [...new Set(skills)] });
+        }
+        return { op: { op: 'batch', ops } };
+      });
+    },
+
     async get(scope, id) {
       const store = registry.forRead(scope);
       const rec = isPatternId(id) ? store?.state.patterns.get(id) : undefined;

@@ -114,6 +114,32 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       stats.noteWrites(writes.length);
     },
 
+    async copyIn(scope, patterns) {
+      if (patterns.length === 0) return;
+      // One transaction: a copy killed mid-batch leaves none of the batch behind (issue 25, 7).
+      await db.tx('patterns.copyIn', async (q) => {
+        for (const { record, vector, evals, skills } of patterns) {
+          await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
+          if (evals.length > 0) {
+            await q.query(
+              `INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at)
+               SELECT $1, $2, $3, score, at FROM unnest($4::float8[], $5::timestamptz[]) AS t(score, at)`,
+              [scope.tenant_id, scope.project_id, record.id, evals.map((e) => e.score), evals.map((e) => e.at)],
+            );
+          }
+          const unique = [...new Set(skills)];
+          if (unique.length > 0) {
+            await q.query(
+              `INSERT INTO pattern_skills (tenant_id, project_id, pattern_id, skill, position)
+               SELECT $1, $2, $3, skill, ord::int FROM unnest($4::text[]) WITH ORDINALITY AS t(skill, ord)`,
+              [scope.tenant_id, scope.project_id, record.id, unique],
+            );
+          }
+        }
+      });
+      stats.noteWrites(patterns.length);
+    },
+
     async update(scope, pattern, vector) {
       const sets = [...RECORD_SETS];
       const params = replacePatternParams(scope, pattern);
