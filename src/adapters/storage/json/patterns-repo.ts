@@ -60,7 +60,8 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
     },
 
     async writeBatch(scope, writes, tenantQuota) {
-      if (writes.length === 0) return;
+      const outcome = { written: 0, present: 0 };
+      if (writes.length === 0) return outcome;
       const units = writes.map(({ record, vector }) => {
         assertPatternId(record?.id);
         assertVector(vector);
@@ -72,10 +73,17 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         const ops: JournalOp[] = [];
         const written = new Set<string>();
         let inserted = 0;
-        for (const [i, { record }] of writes.entries()) {
+        outcome.written = outcome.present = 0;
+        for (const [i, { record, replace }] of writes.entries()) {
           assertDimension(store, units[i]);
           if (units[i].length !== units[0].length) throw new Error('one import batch holds vectors of different dimensions');
           const exists = store.state.patterns.has(record.id) || written.has(record.id);
+          // An insert stored since the import was planned (another run of its job): not this write's.
+          if (exists && !replace && !written.has(record.id)) {
+            outcome.present += 1;
+            continue;
+          }
+          outcome.written += 1;
           ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
           if (!exists) {
             ops.push({ op: 'eval', id: record.id, s: record.eval_score, at: record.updated_at });
@@ -87,6 +95,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         assertTenantRoom(registry, scope.tenant_id, tenantQuota, inserted);
         return { op: { op: 'batch', ops } };
       });
+      return outcome;
     },
 
     async copyIn(scope, patterns) {

@@ -92,9 +92,11 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     },
 
     async writeBatch(scope, writes, tenantQuota) {
-      if (writes.length === 0) return;
+      const outcome = { written: 0, present: 0 };
+      if (writes.length === 0) return outcome;
       // One transaction: a failure at any row rolls back the whole batch (issue 18, 3).
       await db.tx('patterns.writeBatch', async (q) => {
+        outcome.written = outcome.present = 0;
         await lockTenantQuota(q, scope.tenant_id, tenantQuota, writes.filter((w) => !w.replace).length);
         for (const { record, vector, replace } of writes) {
           if (replace) {
@@ -102,16 +104,24 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
               `UPDATE patterns SET ${RECORD_SETS.join(', ')}, dim = $19, embedding = $20::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
               [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
             );
-          } else {
-            await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
-            await q.query(
-              EVAL_INSERT_SQL,
-              [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
-            );
+            outcome.written += 1;
+            continue;
           }
+          // Stored since the import was planned (another run of its job): not this write's.
+          const inserted = await q.query(`${INSERT_PATTERN_SQL} ON CONFLICT (tenant_id, project_id, id) DO NOTHING`, insertPatternParams(scope, record, vector));
+          if ((inserted.rowCount ?? 0) === 0) {
+            outcome.present += 1;
+            continue;
+          }
+          await q.query(
+            EVAL_INSERT_SQL,
+            [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
+          );
+          outcome.written += 1;
         }
       });
-      stats.noteWrites(writes.length);
+      stats.noteWrites(outcome.written);
+      return outcome;
     },
 
     async copyIn(scope, patterns) {
