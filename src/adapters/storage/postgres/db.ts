@@ -255,6 +255,9 @@ export class Db implements Queryer {
       // A pool with no free slot in time is busy, not broken: trying again would only wait again.
       if (!isConnectionError(err) || /timeout/i.test((err as Error).message) || (reached && !readOnly)) throw err;
       this.logger.warn({ operation, err: (err as Error).message }, 'PostgreSQL connection lost; retrying once on a fresh connection');
+      // A server restart or mass termination breaks the idle pooled connections too: let their
+      // pending close events run first, so the pool drops them instead of handing one out.
+      await new Promise((resolve) => setImmediate(resolve));
       return attempt(() => undefined);
     }
   }
