@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError, StorageUnavailableError } from '../core/errors.js';
@@ -33,8 +34,6 @@ const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
 /** Tries of a job step whose database connection was lost, and the pause before the next (grows linearly). */
 const STORAGE_LOSS_ATTEMPTS = 4;
 const STORAGE_LOSS_PAUSE_MS = 250;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * The worker of one process: claims pending jobs (at most `maxConcurrent` running), runs each
@@ -85,7 +84,7 @@ export class JobRunner {
     await this.ticking;
     const inFlight = Promise.all(this.running.values());
     const grace = this.opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-    const finished = await Promise.race([inFlight.then(() => true), sleep(grace).then(() => false)]);
+    const finished = await Promise.race([inFlight.then(() => true), sleep(grace, false, { ref: false })]);
     if (!finished) {
       // Left running: another worker (or this one after a restart) recovers them as stale.
       this.deps.logger.warn({ jobs: [...this.running.keys()] }, 'jobs still running at shutdown; they will be retried');
@@ -203,7 +202,7 @@ export class JobRunner {
       } catch (err) {
         if (!(err instanceof StorageUnavailableError) || attempt >= STORAGE_LOSS_ATTEMPTS || this.stopped) throw err;
         this.deps.logger.warn({ ...log, err: err.message, attempt }, 'job step lost its database connection; retrying');
-        await sleep(STORAGE_LOSS_PAUSE_MS * attempt);
+        await sleep(STORAGE_LOSS_PAUSE_MS * attempt, undefined, { ref: false });
       }
     }
   }

@@ -210,6 +210,24 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       }));
     },
 
+    async list(scope, { limit, after, filter }) {
+      const params: unknown[] = [];
+      let where = scopeWhere(scope, filter, params);
+      if (after !== null) {
+        params.push(after.updated_at, after.id);
+        where += ` AND (updated_at, id COLLATE "C") < ($${params.length - 1}::timestamptz, $${params.length})`;
+      }
+      params.push(limit);
+      // No index on updated_at (0003 dropped it to keep reuse updates HOT): the scope's rows are
+      // found by the primary key and the newest `limit` kept by a top-N sort.
+      const res = await db.query<PatternRow>(
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE ${where} ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
+        params,
+        'patterns.list',
+      );
+      return res.rows.map(rowToPattern);
+    },
+
     iterate(scope, filter) {
       return iteratePatterns(db, scope, filter);
     },
