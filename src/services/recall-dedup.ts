@@ -7,7 +7,7 @@ import type { RecallCandidate } from '../core/types.js';
  * Work done between two turns of the event loop (token sets built plus Jaccard comparisons):
  * well under a few milliseconds, so a health check or another recall is answered in between.
  */
-const WORK_PER_SLICE = 2_000;
+const WORK_PER_SLICE = 500;
 
 /**
  * Recall's ranking with its deduplication done in slices (docs/behavior.md "Recall" 4): rank
