@@ -86,7 +86,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
     : `NULL::float8 AS cosine,
   CASE WHEN vector_norm(p.embedding) > 0 AND vector_dims(p.embedding) = vector_dims(vs.vector_sum)
     THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot,
-  NULL::float8 AS query_sum_dot`;
+  -($1::vector <#> vs.vector_sum) AS query_sum_dot`; // $1 is NULL here, and so is the dot
   const sql = `WITH ${parts.join(',\n')}
 SELECT p.id, p.task, p.updated_at,
   ${vectorColumns},
