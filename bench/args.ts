@@ -41,6 +41,8 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
+  --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
+                              before/after, with the per-request cost (bench/recall-quality/run.ts)
   --help`;
 
 export class UsageError extends Error {}

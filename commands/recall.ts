@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import type { RecallMatch, RecallResponse } from '../src/client/index.js';
+import { explainLine, tierPolicyLine } from '../src/core/recall-explain.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
 import { action, ioOf } from './shared/context.js';
 import { readTextArg } from './shared/input.js';
@@ -19,6 +20,7 @@ interface RecallOptions extends ClientOptionValues {
   verify?: boolean;
   recencyWeight?: number;
   recencyHalfLife?: number;
+  explain?: boolean;
 }
 
 export function register(program: Command): void {
@@ -34,6 +36,7 @@ export function register(program: Command): void {
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
     .option('--readonly', 'do not count the matches as reuses')
+    .option('--explain', "show each match's score parts (cosine, centred cosine, BM25, factors, tier rule) and the tier policy")
     .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)")
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
     .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber);
@@ -53,6 +56,7 @@ export function register(program: Command): void {
         min_score: opts.minScore,
         readonly: opts.readonly === true ? true : undefined,
         verify: opts.verify === true ? true : undefined,
+        explain: opts.explain === true ? true : undefined,
         recency_weight: opts.recencyWeight,
         recency_half_life_days: opts.recencyHalfLife,
       }));
@@ -85,6 +89,12 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
   }
   const headers = verified ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task'] : ['rank', 'score', 'similarity', 'tier', 'key', 'task'];
   const lines = [table(headers, rows, c)];
+  if (res.tier_policy) {
+    res.matches.forEach((m, i) => {
+      if (m.explain) lines.push(c.dim(`${offset + i + 1}: ${explainLine(m.explain)}`));
+    });
+    lines.push(`tier policy ${tierPolicyLine(res.tier_policy)}`);
+  }
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');
 }

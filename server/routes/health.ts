@@ -12,8 +12,8 @@ export function healthRoutes(app: FastifyInstance, deps: ServiceDeps, meta: { ve
     return basicHealth(deps, authed(request).scope);
   });
 
-  app.get('/v1/health/deep', { config: { permission: 'health', rateClass: 'exempt' } }, async (_request, reply) => {
-    const health = await deepHealth(deps, { version: meta.version.app_version, startedAt: meta.startedAt });
+  app.get('/v1/health/deep', { config: { permission: 'health', rateClass: 'exempt' } }, async (request, reply) => {
+    const health = await deepHealth(deps, { version: meta.version.app_version, startedAt: meta.startedAt }, authed(request).scope);
     return reply.status(health.status === 'error' ? 503 : 200).send(health);
   });
 }

@@ -8,8 +8,30 @@
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-/** Every term of a text, repeats kept (term frequency counts them). */
+/**
+ * Every term of a text, repeats kept (term frequency counts them). Recall tokenizes every
+ * candidate's task, so plain ASCII text (the usual case) takes a character loop; anything
+ * else the Unicode-aware expression. Both give the same terms for ASCII.
+ */
 export function termsOf(text: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return unicodeTermsOf(text);
+    const wordChar = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    if (wordChar) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(text.slice(start, i).toLowerCase());
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(text.slice(start).toLowerCase());
+  return out;
+}
+
+function unicodeTermsOf(text: string): string[] {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').split(' ').filter((t) => t.length > 0);
 }
 
@@ -33,6 +55,20 @@ export interface Bm25Stats {
   totalTerms: number;
   /** Document frequency of each query term (absent: 0). */
   df: ReadonlyMap<string, number>;
+}
+
+/**
+ * Keyword candidates are found through the query's selective terms only: those held by at
+ * most max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE × patterns) of the project. A word in most
+ * tasks ("in", "a", "file" in a file-heavy project) would make every pattern a candidate while
+ * adding almost nothing to BM25; the candidates found are still re-scored on every term.
+ */
+export const SELECTIVE_SHARE = 0.2;
+export const SELECTIVE_MIN_DOCS = 50;
+
+export function selectiveTerms(terms: readonly string[], stats: Pick<Bm25Stats, 'docs' | 'df'>): string[] {
+  const cap = Math.max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE * stats.docs);
+  return terms.filter((t) => (stats.df.get(t) ?? 0) <= cap);
 }
 
 /** Robertson–Spärck Jones idf with the +1 inside the log, so a term in every document still counts a little. */

@@ -18,7 +18,7 @@ import type { PatternFilter, RecallCandidate } from './types.js';
  */
 export const MIN_CENTERING_PATTERNS = 20;
 /** Default share of the vector side in the blend (SERVICE_RECALL_VECTOR_WEIGHT); measured on CoNaLa, bench --recall-quality. */
-export const DEFAULT_VECTOR_WEIGHT = 0.7;
+export const DEFAULT_VECTOR_WEIGHT = 0.65;
 
 /** What hybrid recall asks the storage for. */
 export interface HybridQuery {

@@ -51,6 +51,21 @@ export function sameTaskText(a: string, b: string): boolean {
   return normalisedTaskText(a) === normalisedTaskText(b);
 }
 
+/**
+ * The words two texts share come in the same order in both. A bag-of-words model (the bundled
+ * static one) scores a reordering at cosine 1: "Convert HTML to Markdown" and "Convert
+ * Markdown to HTML" are different tasks, so the cosine rule also asks for this.
+ */
+export function sharedWordsInOrder(a: string, b: string): boolean {
+  const wa = normalisedTaskText(a).split(' ');
+  const wb = normalisedTaskText(b).split(' ');
+  const inB = new Set(wb);
+  const inA = new Set(wa);
+  const sa = wa.filter((w) => inB.has(w));
+  const sb = wb.filter((w) => inA.has(w));
+  return sa.length === sb.length && sa.every((w, i) => w === sb[i]);
+}
+
 export interface TierInputs {
   queryText: string;
   candidateText: string;
@@ -69,7 +84,9 @@ export function decideTier(policy: TierPolicyInForce, m: TierInputs): TierDecisi
     return { tier: 'fresh', rule: 'below_adapt', threshold: policy.adapt_threshold };
   }
   if (sameTaskText(m.queryText, m.candidateText)) return { tier: 'duplicate', rule: 'same_text', threshold: null };
-  if (m.cosine >= SAME_VECTOR_COSINE) return { tier: 'duplicate', rule: 'cosine_0999', threshold: SAME_VECTOR_COSINE };
+  if (m.cosine >= SAME_VECTOR_COSINE && sharedWordsInOrder(m.queryText, m.candidateText)) {
+    return { tier: 'duplicate', rule: 'cosine_0999', threshold: SAME_VECTOR_COSINE };
+  }
   if (m.centered >= policy.adapt_threshold) return { tier: 'adapt', rule: 'centered_adapt', threshold: policy.adapt_threshold };
   return { tier: 'fresh', rule: 'below_adapt', threshold: policy.adapt_threshold };
 }

@@ -41,7 +41,7 @@ export interface PatternRepository {
   /**
    * Hybrid recall's candidates (docs/behavior.md "Recall" 2): the union of the `vectorK`
    * nearest patterns by cosine (none without a query vector) and the `keywordK` best by BM25
-   * over task text, the filter applied inside both; for each, the exact raw cosine and its unit
+   * over the query's selective terms (core/bm25.ts selectiveTerms), the filter applied inside both; for each, the exact raw cosine and its unit
    * vector's dot product with the project's mean vector, plus the project's BM25 and mean
    * figures (core/hybrid.ts scores them). Order of the candidates is not significant.
    */

@@ -41,17 +41,28 @@ export async function hybridRanking(
   let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
   for (;;) {
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
+    // Either side filling its k means that side may hold more: widen both.
     const ranked = rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight, ranking);
     // A union smaller than k means neither side filled its k: the scope has nothing more.
-    if (set.candidates.length < k || ranked.length > need) return { ranked, docs: set.stats.docs };
+    if (set.candidates.length < keywordShare(k) || ranked.length > need) return { ranked, docs: set.stats.docs };
     k *= WIDEN;
   }
+}
+
+/**
+ * The keyword side fetches two thirds of the vector side's k (at least MIN_FETCH): BM25's best
+ * few are what the blend lifts; its long tail of single shared words rarely wins, and every
+ * candidate costs a re-score. Without a vector the keyword side gets the whole k.
+ */
+function keywordShare(k: number): number {
+  return Math.max(MIN_FETCH, Math.ceil((2 * k) / 3));
 }
 
 function gather(
   deps: ServiceDeps, scope: Scope, unit: Float32Array | null, terms: string[], k: number, filter: PatternFilter, evalWindow: number,
 ): Promise<HybridCandidateSet> {
-  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK: k, filter, evalWindow });
+  const keywordK = unit ? keywordShare(k) : k;
+  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow });
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Storage contract, part 6: hybrid recall's candidates and project figures (issue 27). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bm25OfText, distinctTerms, termsOf } from '../../src/core/bm25.js';
+import { bm25OfText, distinctTerms, selectiveTerms, termsOf } from '../../src/core/bm25.js';
 import { dot, unitVector, type HybridCandidateSet } from '../../src/core/hybrid.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { rescore } from '../../src/services/recall-hybrid.js';
@@ -58,7 +58,7 @@ export function hybridContract(current: () => Storage): void {
       const keywordOnly = await storage.patterns.hybridCandidates(SCOPE_A, { vector: null, terms, vectorK: 0, keywordK: 4, evalWindow: 0 });
       const stats = keywordOnly.stats;
       const byBm25 = items
-        .map((i, n) => ({ id: makePattern(n + 1).id, score: bm25OfText(terms, i.task, stats) }))
+        .map((i, n) => ({ id: makePattern(n + 1).id, score: bm25OfText(selectiveTerms(terms, stats), i.task, stats) }))
         .filter((x) => x.score > 0)
         .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
       expect(keywordOnly.candidates.map((c) => c.id).sort()).toEqual(byBm25.slice(0, 4).map((x) => x.id).sort());

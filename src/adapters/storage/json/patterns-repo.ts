@@ -64,19 +64,20 @@ function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): Hybr
     mean_norm2: mean ? dot(mean, mean) : null,
   };
   if (!state) return { candidates: [], stats };
-  const ids = new Set<string>();
+  // id → cosine when the vector scan already computed it.
+  const ids = new Map<string, number | null>();
   if (unit && query.vectorK > 0) {
-    for (const hit of nearest(registry, scope, unit, query.vectorK, query.filter)) ids.add(hit.id);
+    for (const hit of nearest(registry, scope, unit, query.vectorK, query.filter)) ids.set(hit.id, hit.score);
   }
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
-  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept)) ids.add(hit.id);
+  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept)) if (!ids.has(hit.id)) ids.set(hit.id, null);
   const window = Math.floor(query.evalWindow);
   const candidates: HybridCandidate[] = [];
-  for (const id of ids) {
+  for (const [id, scanned] of ids) {
     const record = state.patterns.get(id);
     if (!record) continue;
     const vector = state.index.vectorOf(id);
-    const cosine = unit && vector && vector.length === unit.length ? dot(unit, vector) : 0;
+    const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
     candidates.push({
       id,
       task: record.task,

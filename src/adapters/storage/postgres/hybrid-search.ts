@@ -1,6 +1,6 @@
 import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../core/hybrid.js';
 import type { Scope } from '../../../core/types.js';
-import { BM25_B, BM25_K1 } from '../../../core/bm25.js';
+import { BM25_B, BM25_K1, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, type SearchStatement } from './search.js';
 
@@ -24,8 +24,8 @@ export interface HybridRow {
 /**
  * Hybrid recall's candidates in one statement (docs/behavior.md "Recall" 2): the project's
  * BM25 and vector figures (migration 0007 keeps them), the `vectorK` nearest by the HNSW index
- * (as search.ts does) and the `keywordK` best by exact BM25 among the patterns sharing a term
- * with the query (GIN index on `terms`), then for their union the exact cosine and the unit
+ * (as search.ts does) and the `keywordK` best by BM25 over the query's selective terms among
+ * the patterns sharing one of them (GIN index on `terms`), then for their union the exact cosine and the unit
  * vector's dot product with the project's vector sum. The figures repeat on every row.
  * The query vector must be a unit vector (it is dotted with the sum as is).
  */
@@ -45,8 +45,10 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   FROM unnest(${terms}) WITH ORDINALITY AS u(term, i)
   LEFT JOIN recall_term_stats t ON t.tenant_id = $2 AND t.project_id = $3 AND t.term = u.term
 )`);
+  // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms).
   parts.push(`wi AS (
   SELECT w.term, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
+  WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, ${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0))
 )`);
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
   const sources = ['SELECT id FROM keyword'];
@@ -61,7 +63,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   // Exact BM25 (core/bm25.ts): idf × tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)).
   parts.push(`keyword AS MATERIALIZED (
   SELECT p.id FROM patterns p
-  WHERE ${where} AND p.terms && ${terms}
+  WHERE ${where} AND p.terms && (SELECT coalesce(array_agg(term), '{}') FROM wi)
   ORDER BY (
     SELECT sum(wi.idf * x.tf * ${BM25_K1 + 1} / (x.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * cardinality(p.terms)
       / greatest((SELECT total_terms::float8 / nullif(docs, 0) FROM doc), 1e-9))))
