@@ -107,12 +107,15 @@ export function centeringApplies(stats: Pick<ProjectRecallStats, 'query_mean_dot
 }
 
 /**
- * Min-max over the values: the best becomes 1, the worst 0. When all are equal there is no
- * spread to normalise: positive values all count as 1, the rest as 0.
+ * Min-max over the values with the floor at 0 at most: the best becomes 1, 0 (no shared
+ * word, no centred similarity) or the lowest value below it becomes 0. A floor at the worst
+ * candidate instead would give the last of every list 0 on both sides, and no eval or recency
+ * factor, which multiply the blend, could ever lift it. When all are equal there is no spread
+ * to normalise: positive values all count as 1, the rest as 0.
  */
 export function minMaxNormalise(values: readonly number[]): number[] {
   if (values.length === 0) return [];
-  let lo = Infinity;
+  let lo = 0;
   let hi = -Infinity;
   for (const v of values) {
     if (v < lo) lo = v;

@@ -11,12 +11,13 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
   'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
-  'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects', 'roi_events',
+  'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
+  'recall_doc_stats', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
 ];
 
@@ -90,6 +91,8 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0007_hybrid_recall']);
+    expect(await tables(pool)).not.toContain('recall_term_stats');
     expect(await migrateDown(pool)).toEqual(['0006_billing']);
     expect(await migrateDown(pool)).toEqual(['0004_reference_pattern_ids']);
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
@@ -234,7 +237,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

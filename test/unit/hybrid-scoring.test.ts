@@ -41,8 +41,9 @@ describe('centring and blend (core/hybrid.ts)', () => {
     expect(centeredCosine(dot(q, d), dot(q, m), dot(d, m), dot(m, m))).toBeCloseTo(direct, 6);
   });
 
-  it('min-max normalises, with equal values all 1 when positive', () => {
-    expect(minMaxNormalise([2, 4, 3])).toEqual([0, 1, 0.5]);
+  it('min-max normalises with the floor at 0 at most, equal values all 1 when positive', () => {
+    expect(minMaxNormalise([2, 4, 3])).toEqual([0.5, 1, 0.75]);
+    expect(minMaxNormalise([-1, 1, 0])).toEqual([0, 1, 0.5]);
     expect(minMaxNormalise([0.4, 0.4])).toEqual([1, 1]);
     expect(minMaxNormalise([0, 0])).toEqual([0, 0]);
   });
