@@ -99,16 +99,14 @@ BEGIN
   FROM (SELECT tenant_id, project_id, count(*) AS docs, sum(cardinality(terms)) AS total_terms
         FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2) o
   WHERE s.tenant_id = o.tenant_id AND s.project_id = o.project_id;
-  WITH gone AS (
-    SELECT o.tenant_id, o.project_id, u.term, count(*) AS df
-    FROM old_rows o, LATERAL (SELECT DISTINCT unnest(o.terms) AS term) u GROUP BY 1, 2, 3
-  ), updated AS (
-    UPDATE recall_term_stats s SET df = s.df - g.df FROM gone g
-    WHERE s.tenant_id = g.tenant_id AND s.project_id = g.project_id AND s.term = g.term
-    RETURNING s.tenant_id, s.project_id, s.term, s.df
-  )
-  DELETE FROM recall_term_stats s USING updated u
-  WHERE u.df = 0 AND s.tenant_id = u.tenant_id AND s.project_id = u.project_id AND s.term = u.term;
+  UPDATE recall_term_stats s SET df = s.df - g.df
+  FROM (SELECT o.tenant_id, o.project_id, u.term, count(*) AS df
+        FROM old_rows o, LATERAL (SELECT DISTINCT unnest(o.terms) AS term) u GROUP BY 1, 2, 3) g
+  WHERE s.tenant_id = g.tenant_id AND s.project_id = g.project_id AND s.term = g.term;
+  -- A separate statement: one statement cannot both update a row and delete it.
+  DELETE FROM recall_term_stats s
+  USING (SELECT DISTINCT o.tenant_id, o.project_id, unnest(o.terms) AS term FROM old_rows o) g
+  WHERE s.tenant_id = g.tenant_id AND s.project_id = g.project_id AND s.term = g.term AND s.df = 0;
   UPDATE recall_vector_sums s SET vector_sum = s.vector_sum - o.vector_sum, vectors = s.vectors - o.vectors
   FROM (SELECT tenant_id, project_id, dim, sum(l2_normalize(embedding)) AS vector_sum, count(*) AS vectors
         FROM old_rows WHERE vector_norm(embedding) > 0 GROUP BY 1, 2, 3) o

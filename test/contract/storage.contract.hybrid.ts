@@ -27,13 +27,14 @@ export function hybridContract(current: () => Storage): void {
   const items = corpus();
   const query = { task: 'parse a csv file and sum a column', vector: unitVector(new Float32Array([0.5, 0.1, -0.2, 0.3, 0.2, 0.1, 0, 0.4])) };
   const terms = distinctTerms(query.task);
-  beforeEach(async () => {
-    storage = current();
-    for (const [i, item] of items.entries()) await storage.patterns.insert(SCOPE_A, makePattern(i + 1, { task: item.task }), item.vector);
-    await storage.patterns.insert(SCOPE_B, makePattern(100, { task: 'parse csv csv csv' }), items[0].vector);
-  });
-
   describe('hybrid candidates', () => {
+    // Inside the describe: the corpus is for these tests only, not the rest of the contract.
+    beforeEach(async () => {
+      storage = current();
+      for (const [i, item] of items.entries()) await storage.patterns.insert(SCOPE_A, makePattern(i + 1, { task: item.task }), item.vector);
+      await storage.patterns.insert(SCOPE_B, makePattern(100, { task: 'parse csv csv csv' }), items[0].vector);
+    });
+
     it('keeps the project figures BM25 and centring need, scoped to the project', async () => {
       const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0 });
       const all = items.map((i) => termsOf(i.task));

@@ -154,6 +154,36 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(await fillfactor()).toBeNull();
   });
 
+  it('0007: figures of patterns stored before it are backfilled, and triggers keep them after', async () => {
+    const insert = (id: string, task: string, embedding: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, $2, 'c', 5, 5, now(), now(), 3, $3)`,
+      [id, task, embedding],
+    );
+    await migrateUp(pool, { to: '0006' });
+    await insert('a1', 'Parse the CSV, parse it', '[3,0,4]');
+    await insert('a2', 'sum a column', '[0,0,0]');
+    expect(await migrateUp(pool, { to: '0007' })).toEqual(['0007_hybrid_recall']);
+    const stats = async () => ({
+      doc: (await pool.query('SELECT docs::int, total_terms::int FROM recall_doc_stats')).rows,
+      df: (await pool.query('SELECT term, df::int FROM recall_term_stats ORDER BY term')).rows.map((r) => `${r.term}:${r.df}`),
+      sums: (await pool.query('SELECT vector_sum::text, vectors::int FROM recall_vector_sums')).rows,
+    });
+    // Terms as core/bm25.ts tokenizes them; the zero vector is not in the mean.
+    expect(await stats()).toEqual({
+      doc: [{ docs: 2, total_terms: 8 }],
+      df: ['a:1', 'column:1', 'csv:1', 'it:1', 'parse:1', 'sum:1', 'the:1'],
+      sums: [{ vector_sum: '[0.6,0,0.8]', vectors: 1 }],
+    });
+    await pool.query("UPDATE patterns SET task = 'sum two columns', embedding = '[0,1,0]' WHERE id = 'a2'");
+    await pool.query("DELETE FROM patterns WHERE id = 'a1'");
+    expect(await stats()).toEqual({
+      doc: [{ docs: 1, total_terms: 3 }],
+      df: ['columns:1', 'sum:1', 'two:1'],
+      sums: [{ vector_sum: '[0,1,0]', vectors: 1 }],
+    });
+  });
+
   it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
     const insert = (id: string) => pool.query(
       `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
