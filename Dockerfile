@@ -12,6 +12,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ARG NPM_FLAGS=""
 COPY package.json package-lock.json .npmrc ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund ${NPM_FLAGS}
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin

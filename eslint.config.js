@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { layersPlugin } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'service_data/**', 'coverage/**', 'test/fixtures/layers/**'] },
+  { ignores: ['dist/**', '.build-*/**', 'packages/*/dist/**', 'packages/*/.build-*/**', 'node_modules/**', 'service_data/**', 'coverage/**', 'test/fixtures/layers/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Drops PostgreSQL test databases an interrupted earlier run left behind.
+    globalSetup: ['test/support/pg-leftovers.ts'],
     // Test files each own their temp dirs / ports / schemas, so files run in parallel.
     reporters: ['default', ['json', { outputFile: '.test-results/results.json' }]],
   },

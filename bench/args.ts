@@ -24,6 +24,8 @@ export interface BenchOptions {
   seed: number;
   /** `--export`: only the NDJSON export benchmark (bench/export.ts). */
   export: boolean;
+  /** `--dedup`: only the deduplicated-recall benchmark over near-identical patterns (bench/dedup.ts). */
+  dedup: boolean;
 }
 
 export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTTP load benchmark, see --http --help)
@@ -40,6 +42,7 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
+  --dedup                     deduplicated recall over 10,000 near-identical patterns instead (json)
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
                               before/after, with the per-request cost (bench/recall-quality/run.ts)
@@ -66,6 +69,7 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     embeddingsOnly: false,
     seed: 42,
     export: false,
+    dedup: false,
   };
   const given = new Set<string>();
   let modelPath: string | null = null;
@@ -77,6 +81,9 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     switch (flag) {
       case '--export':
         options.export = true;
+        continue;
+      case '--dedup':
+        options.dedup = true;
         continue;
       case '--help':
       case '-h':

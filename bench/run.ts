@@ -6,6 +6,7 @@ import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
 import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
+import { runDedupBench } from './dedup.js';
 import { runExportBench } from './export.js';
 import { runCliBench } from './cli.js';
 import { runRecallQualityBench } from './recall-quality/run.js';
@@ -58,6 +59,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   if (!existsSync(options.modelPath)) {
     throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
   }
+  if (options.dedup) return runDedupBench(options.modelPath);
   const started = performance.now();
   const cpu = cpus();
   const header = [

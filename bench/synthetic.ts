@@ -84,21 +84,29 @@ function codeFor(task: string, random: () => number): string {
 
 /** `count` distinct runs for `seed`; indexes are stable (run i never depends on `count`). */
 export function syntheticRuns(seed: number, count: number): SyntheticRun[] {
+  const runs: SyntheticRun[] = [];
+  for (const run of syntheticRunStream(seed)) {
+    if (runs.length >= count) break;
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** The same runs one at a time (a million of them need not be held at once). */
+export function* syntheticRunStream(seed: number): Generator<SyntheticRun> {
   const random = seededRandom(seed);
   const seen = new Set<string>();
-  const runs: SyntheticRun[] = [];
-  while (runs.length < count) {
+  for (;;) {
     const task = taskFrom(random);
     if (seen.has(task)) continue;
     seen.add(task);
-    runs.push({
+    yield {
       task,
       code: codeFor(task, random),
       output: `processed ${1 + Math.floor(random() * 5000)} items`,
       eval_score: Math.round((5 + random() * 5) * 10) / 10,
-    });
+    };
   }
-  return runs;
 }
 
 /** Recall queries: new task texts from the same vocabulary (similar to, not copies of, stored ones). */

@@ -38,16 +38,23 @@ function withPaths(tree: Node[], parent: string[] = []): { path: string[]; node:
 }
 
 const words = (list: string[]) => list.join(' ');
+
+/**
+ * The script completes the name it was printed by (`service` or `agent-memory`): sourcing the
+ * agent-memory one leaves the completion of the system's /usr/sbin/service alone.
+ */
+const functionName = (program: string) => `_${program.replace(/[^A-Za-z0-9]/g, '_')}_completion`;
 const quoteFish = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
-export function bashScript(tree: Node[]): string {
+export function bashScript(tree: Node[], program: string = 'service'): string {
+  const fn = functionName(program);
   const all = withPaths(tree);
   // The command path is made of the words that extend a known path, so flags and their
   // values anywhere in between are skipped.
   const known = all.map(({ path }) => `"${words(path)}"`).join('|');
   const offers = all.map(({ path, node }) => `    "${words(path)}") opts="${words([...node.children.map((c) => c.name), ...node.flags])}" ;;`);
-  return `# bash completion for service (load with: source <(service completion bash))
-_service_completion() {
+  return `# bash completion for ${program} (load with: source <(${program} completion bash))
+${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" opts="" path="" next i
   for ((i = 1; i < COMP_CWORD; i++)); do
     next="\${path:+$path }\${COMP_WORDS[i]}"
@@ -66,30 +73,30 @@ ${offers.join('\n')}
   COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
   if [ \${#COMPREPLY[@]} -eq 0 ]; then COMPREPLY=( $(compgen -f -- "$cur") ); fi
 }
-complete -F _service_completion service
+complete -F ${fn} ${program}
 `;
 }
 
-export function zshScript(tree: Node[]): string {
+export function zshScript(tree: Node[], program: string = 'service'): string {
   // zsh runs the bash function through its bash-compatibility layer.
-  return `#compdef service
-# zsh completion for service (load with: source <(service completion zsh))
+  return `#compdef ${program}
+# zsh completion for ${program} (load with: source <(${program} completion zsh))
 autoload -U +X bashcompinit && bashcompinit
-${bashScript(tree)}`;
+${bashScript(tree, program)}`;
 }
 
-export function fishScript(tree: Node[]): string {
-  const lines = ['# fish completion for service (load with: service completion fish | source)', 'complete -c service -f'];
+export function fishScript(tree: Node[], program: string = 'service'): string {
+  const lines = [`# fish completion for ${program} (load with: ${program} completion fish | source)`, `complete -c ${program} -f`];
   const seen = (path: string[]) => path.map((name) => `__fish_seen_subcommand_from ${name}`).join('; and ');
   const offer = (path: string[], children: Node[]) => {
     const none = `not __fish_seen_subcommand_from ${words(children.map((c) => c.name))}`;
     const when = path.length === 0 ? none : `${seen(path)}; and ${none}`;
-    for (const c of children) lines.push(`complete -c service -n "${when}" -a ${c.name} -d ${quoteFish(c.description)}`);
+    for (const c of children) lines.push(`complete -c ${program} -n "${when}" -a ${c.name} -d ${quoteFish(c.description)}`);
   };
   offer([], tree);
   for (const { path, node } of withPaths(tree)) {
     offer(path, node.children);
-    for (const f of node.flags.filter((x) => x.startsWith('--'))) lines.push(`complete -c service -n "${seen(path)}" -l ${f.slice(2)}`);
+    for (const f of node.flags.filter((x) => x.startsWith('--'))) lines.push(`complete -c ${program} -n "${seen(path)}" -l ${f.slice(2)}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -103,11 +110,11 @@ export function register(program: Command): void {
     .description('print a shell completion script for bash, zsh or fish')
     .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(SCRIPTS)));
   addExamples(cmd, [
-    'source <(service completion bash)          # in ~/.bashrc',
-    'service completion fish > ~/.config/fish/completions/service.fish',
+    'source <(agent-memory completion bash)     # in ~/.bashrc (or: source <(service completion bash))',
+    'agent-memory completion fish > ~/.config/fish/completions/agent-memory.fish   # or: service completion fish',
   ]);
   cmd.action(action(async (shell: keyof typeof SCRIPTS, _opts: unknown, command: Command) => {
     const io = ioOf(command);
-    io.stdout.write(SCRIPTS[shell](await commandTree(io)));
+    io.stdout.write(SCRIPTS[shell](await commandTree(io), command.parent?.name() ?? 'service'));
   }));
 }

@@ -5,7 +5,7 @@ import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf, type Io } from './shared/context.js';
 import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
-import { assertWritableFile, writeFileAtomic } from './shared/files.js';
+import { assertWritableFile, resolveOutputTarget, writeOutput } from './shared/files.js';
 import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './shared/input.js';
 import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type Output } from './shared/output.js';
@@ -61,7 +61,7 @@ export function register(program: Command): void {
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
-      if (opts.junit) await writeFileAtomic(opts.junit, junitXml(outcomes, new Date()));
+      if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
       return opts.batch !== undefined ? reportBatch(io, out, outcomes) : reportSingle(io, out, outcomes[0], opts);
     });

@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { ServiceClient } from '../src/client/index.js';
 import { CLASSIFICATIONS, type Classification } from '../src/core/types.js';
 import type { Io } from './shared/context.js';
-import { writeFileAtomic } from './shared/files.js';
+import { writeBytes } from './shared/byte-output.js';
+import { resolveOutputTarget, writeOutput } from './shared/files.js';
 import type { Output } from './shared/output.js';
 
 /** `--classification public,internal` → the list (each name checked before any request). */
@@ -23,9 +23,11 @@ const countLines = (chunk: Buffer) => {
 };
 
 /**
- * `service export --ndjson`: streams GET /v1/governance/export chunk by chunk to stdout or to
- * a file (a temp file renamed into place once complete, so a broken transfer never leaves a
- * truncated export under the final name). Progress (records so far) on a TTY stderr.
+ * `service export --ndjson`: streams GET /v1/governance/export chunk by chunk, as bytes, to
+ * stdout (waiting whenever stdout is full) or to --output (commands/shared/files.ts: a regular
+ * file is replaced atomically once complete, so a broken transfer never leaves a truncated
+ * export under the final name; a symlink is written through, a FIFO or device written in
+ * place). Progress (records so far) on a TTY stderr.
  */
 export async function exportNdjson(
   client: ServiceClient,
@@ -33,25 +35,25 @@ export async function exportNdjson(
   io: Io,
   opts: { output?: string; classifications?: Classification[] },
 ): Promise<void> {
+  // Refuses a directory or a socket before the export is requested (and audited).
+  const target = opts.output === undefined ? undefined : await resolveOutputTarget(opts.output);
   const { body } = await client.governance.exportNdjsonRaw({ classifications: opts.classifications });
   let records = 0;
   const tick = (chunk: Buffer) => {
     records += countLines(chunk);
     out.progress(`exported ${records} patterns…`);
   };
-  if (opts.output === undefined) {
-    for await (const chunk of body) {
-      io.stdout.write(chunk.toString('utf8'));
-      tick(chunk);
-    }
-    out.progressDone();
-    return;
-  }
-  const path = resolve(opts.output);
   try {
-    await writeFileAtomic(path, async (handle) => {
+    if (target === undefined) {
       for await (const chunk of body) {
-        await handle.write(chunk);
+        await writeBytes(io.stdout, chunk);
+        tick(chunk);
+      }
+      return;
+    }
+    await writeOutput(target, async (write) => {
+      for await (const chunk of body) {
+        await write(chunk);
         tick(chunk);
       }
     });
@@ -59,5 +61,5 @@ export async function exportNdjson(
     body.destroy();
     out.progressDone();
   }
-  out.result({ count: records, output: path, format: 'ndjson' }, () => `exported ${records} patterns to ${path} (NDJSON)`);
+  out.result({ count: records, output: target.named, format: 'ndjson' }, () => `exported ${records} patterns to ${target.named} (NDJSON)`);
 }

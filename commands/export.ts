@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Classification } from '../src/core/types.js';
 import { classificationList, exportNdjson } from './export-ndjson.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
-import { writeFileAtomic } from './shared/files.js';
+import { resolveOutputTarget, writeOutput } from './shared/files.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 
 interface ExportOptions extends ClientOptionValues {
@@ -17,7 +16,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('export')
     .description('export every pattern of the project as JSON {records, count} (re-importable with `service import`)')
-    .option('--output <file>', 'write to this file (atomically) instead of stdout')
+    .option('--output <file>', 'write to this file instead of stdout (a regular file is replaced atomically; a symlink is written through; a FIFO or device is written in place)')
     .option('--ndjson', 'stream the governance export: one record per line with tenant_id and project_id')
     .option('--classification <list>', 'with --ndjson: only these classifications, e.g. public,internal', classificationList);
   addClientOptions(cmd);
@@ -26,15 +25,15 @@ export function register(program: Command): void {
     withClient(opts, command, async (client, out) => {
       if (opts.ndjson) return exportNdjson(client, out, ioOf(command), { output: opts.output, classifications: opts.classification });
       if (opts.classification) throw new UsageError('--classification needs --ndjson');
+      const target = opts.output === undefined ? undefined : await resolveOutputTarget(opts.output);
       const res = await out.withSpinner('exporting…', () => client.exportAll());
       const document = `${JSON.stringify(res, null, 2)}\n`;
-      if (opts.output === undefined) {
+      if (target === undefined) {
         // The export itself is the result: always JSON, whatever the terminal.
         out.line(document.trimEnd());
         return;
       }
-      const path = resolve(opts.output);
-      await writeFileAtomic(path, document);
-      out.result({ count: res.count, output: path }, () => `exported ${res.count} patterns to ${path}`);
+      await writeOutput(target, document);
+      out.result({ count: res.count, output: target.named }, () => `exported ${res.count} patterns to ${target.named}`);
     })));
 }

@@ -4,7 +4,7 @@ import { loadClientEnvWithFile } from '../src/config.js';
 import { readEnvFile, envFileArgument } from './shared/env-file.js';
 import { EXIT_CODE_HELP, ExitCode, exitCodeFor } from './shared/exit-codes.js';
 import { printError } from './shared/print-error.js';
-import { cliVersion } from './shared/package-info.js';
+import { cliVersion, programName } from './shared/package-info.js';
 import { addDefaultExamples } from './examples.js';
 import { COMMANDS, commandsFor } from './registry.js';
 
@@ -21,7 +21,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     printError(io, err);
     return exitCodeFor(err);
   }
-  const program = new Command('service')
+  const program = new Command(programName(argv))
     .description('Execution memory and evaluation service for AI agents: run the server or talk to one.')
     .version(cliVersion(), '-V, --version', 'print the CLI version')
     .option('--env-file <file>', 'read SERVICE_* settings for client commands from a dotenv file (the shell\'s own variables win)')

@@ -1,13 +1,54 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { CLASSIFICATIONS, SOURCES } from '../src/core/vocabulary.js';
 import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addExamples } from './shared/help.js';
-import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
+import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
+import { snippet, table } from './shared/output.js';
 
-/** `service patterns get KEY | delete KEY`: one stored pattern by its key. */
+interface ListOptions extends ClientOptionValues {
+  limit?: number;
+  cursor?: string;
+  classification?: (typeof CLASSIFICATIONS)[number];
+  source?: (typeof SOURCES)[number];
+  minScore?: number;
+  maxScore?: number;
+  updatedAfter?: string;
+  updatedBefore?: string;
+}
+
+/** `service patterns list | get KEY | delete KEY`: the stored patterns, or one by its key. */
 export function register(program: Command): void {
-  const patterns = program.command('patterns').description('show or delete one stored pattern by its key (patterns/<id>)');
+  const patterns = program.command('patterns').description('list the stored patterns, or show or delete one by its key (patterns/<id>)');
+
+  const list = patterns
+    .command('list')
+    .description('stored patterns, newest update first, one page at a time (--cursor for the next)')
+    .option('--limit <n>', 'patterns per page, 1 to 100 (server default 20)', integerIn(1, 100))
+    .option('--cursor <cursor>', 'continue after the page that printed this cursor')
+    .addOption(new Option('--classification <level>', 'only this classification').choices(CLASSIFICATIONS))
+    .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
+    .option('--min-score <n>', 'success score at least this (0-10)', numberIn(0, 10))
+    .option('--max-score <n>', 'success score at most this (0-10)', numberIn(0, 10))
+    .option('--updated-after <time>', 'updated after this ISO date-time, e.g. 2026-01-31T00:00:00Z')
+    .option('--updated-before <time>', 'updated before this ISO date-time');
+  addClientOptions(list);
+  addExamples(list, ['service patterns list', 'service patterns list --min-score 8 --limit 50 --json | jq -r \'.patterns[].key\'']);
+  list.action(action(async (opts: ListOptions, command: Command) =>
+    withClient(opts, command, async (client, out) => {
+      const page = await client.listPatterns({
+        limit: opts.limit, cursor: opts.cursor, classification: opts.classification, source: opts.source,
+        min_score: opts.minScore, max_score: opts.maxScore, updated_after: opts.updatedAfter, updated_before: opts.updatedBefore,
+      });
+      out.result(page, () => {
+        if (page.patterns.length === 0) return 'no patterns';
+        const rows = page.patterns.map((p) => [p.key, String(p.success_score), `${p.reuse_count}x`, p.updated_at, snippet(p.task, 50)]);
+        const lines = [table(['key', 'success', 'reused', 'updated', 'task'], rows, out.color)];
+        if (page.next_cursor) lines.push('', `more: service patterns list --cursor ${page.next_cursor}`);
+        return lines.join('\n');
+      });
+    })));
 
   const get = patterns
     .command('get')

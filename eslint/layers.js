@@ -23,10 +23,10 @@ const ADAPTER_IMPORTERS = ['src/adapters/', 'src/app', 'test/', 'bench/', 'scrip
 const LAYERS = [
   {
     layer: 'src/contracts/',
-    project: ['src/contracts/', 'src/core/vocabulary'],
+    project: ['src/contracts/', 'src/core/vocabulary', 'src/core/error-table'],
     packages: ['zod'],
     advice:
-      'contracts hold zod schemas only: import zod and other contracts; a constant list shared with core belongs in src/core/vocabulary.ts',
+      'contracts hold zod schemas only: import zod and other contracts; a constant list shared with core belongs in src/core/vocabulary.ts (error codes: src/core/error-table.ts)',
   },
   {
     layer: 'src/core/',
@@ -54,10 +54,10 @@ const LAYERS = [
  */
 const PUBLIC_ENTRIES = [
   {
-    importers: ['commands/'],
+    importers: ['commands/', 'server/'],
     folder: 'src/client/',
     entry: 'src/client/index',
-    advice: 'commands use the public client: import from src/client/index.js (export what is missing there, for library users too)',
+    advice: 'commands use the public client: import from src/client/index.js, as server/ does (export what is missing there, for library users too)',
   },
 ];
 

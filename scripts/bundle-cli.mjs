@@ -5,7 +5,7 @@
 // an import of node_modules. dist/cli/meta.json records which sources each chunk holds (the
 // start-up test reads it to prove what a command loads).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const BUNDLED_PACKAGES = new Set(['commander', 'chalk', 'undici']);
@@ -63,10 +63,15 @@ const deferRequires = {
   },
 };
 
-export async function bundleCli(root) {
+/**
+ * Bundles `<outName>/commands/entry.js` (the compiled sources, `outName` a folder in `root`
+ * that becomes dist/ once the build is done) into `<outName>/cli`.
+ */
+export async function bundleCli(root, outName = 'dist') {
+  const out = join(root, outName);
   const result = await build({
-    entryPoints: { entry: join(root, 'dist', 'commands', 'entry.js') },
-    outdir: join(root, 'dist', 'cli'),
+    entryPoints: { entry: join(out, 'commands', 'entry.js') },
+    outdir: join(out, 'cli'),
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -78,12 +83,17 @@ export async function bundleCli(root) {
     banner: { js: "import { createRequire as __cliRequire } from 'node:module'; const require = __cliRequire(import.meta.url);" },
     plugins: [keepPackagesOutside, deferRequires],
   });
+  // Sources are named as they will be found once installed: dist/commands/recall.js.
+  const asInstalled = (p) => {
+    const rel = relative(root, resolve(p)).split('\\').join('/');
+    return rel.startsWith(`${outName}/`) ? `dist/${rel.slice(outName.length + 1)}` : rel;
+  };
   const chunks = {};
   for (const [file, output] of Object.entries(result.metafile.outputs)) {
     chunks[file.split('/').pop()] = {
-      sources: Object.keys(output.inputs),
+      sources: Object.keys(output.inputs).map(asInstalled),
       imports: output.imports.filter((i) => i.external).map((i) => i.path),
     };
   }
-  writeFileSync(join(root, 'dist', 'cli', 'meta.json'), JSON.stringify(chunks, null, 1) + '\n');
+  writeFileSync(join(out, 'cli', 'meta.json'), JSON.stringify(chunks, null, 1) + '\n');
 }

@@ -10,6 +10,7 @@ import { frameworkErrorHandler, installErrorHandling } from './plugins/errors.js
 import { installMaintenance } from './plugins/maintenance.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installRequestId, requestIdFrom } from './plugins/request-id.js';
+import { OneLinePerRequest } from './plugins/request-log.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
 import { installTracing } from './plugins/tracing.js';
 import { installResponseCheck } from './openapi/response-check.js';
@@ -27,6 +28,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { importExportRoutes } from './routes/import-export.js';
 import { readVersionInfo } from './version.js';
+import { routableUrl } from './reference-paths.js';
+import { decodeUtf8Body } from './utf8-body.js';
 
 export interface BuildServerOptions {
   /** Replaces the authenticator of the configured mode (DB keys and OIDC plug in here). */
@@ -52,11 +55,15 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     loggerInstance: isPino ? (maybePino as FastifyBaseLogger) : undefined,
     logger: isPino ? undefined : false,
     bodyLimit: config.maxBodySize,
+    // One line per request instead of Fastify's two (plugins/request-log.ts).
+    logController: new OneLinePerRequest(),
     genReqId: requestIdFrom,
     requestIdHeader: false,
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
+    // The reference client's unencoded pattern keys (server/reference-paths.ts).
+    rewriteUrl: (req) => routableUrl(req.url ?? '/'),
     frameworkErrors: frameworkErrorHandler,
     // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
     // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
@@ -126,18 +133,26 @@ async function remindAboutBootstrapToken(app: App, mode: Authenticator['mode']):
 }
 
 /**
- * Bodies are JSON only: other media types (text/plain included) are refused with 422, an empty
- * JSON body counts as "no body" (bodyless operations like aging), and prototype-poisoning keys
- * are rejected by Fastify's secure parser.
+ * Bodies are JSON only: other media types (text/plain included) are refused with 422, bytes
+ * that are not UTF-8 with 400 naming the first bad one (server/utf8-body.ts), an empty JSON
+ * body counts as "no body" (bodyless operations like aging), and prototype-poisoning keys are
+ * rejected by Fastify's secure parser.
  */
 function installJsonBodies(server: FastifyInstance): void {
   const secureJson = server.getDefaultJsonParser('error', 'error');
   server.removeAllContentTypeParsers();
-  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') {
+  server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeUtf8Body(body as Buffer);
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
+    if (text.trim() === '') {
       done(null, undefined);
       return;
     }
-    secureJson(request, body as string, done);
+    secureJson(request, text, done);
   });
 }

@@ -17,6 +17,8 @@ export interface Principal {
   rateKey: string | null;
   /** The key's pattern quota, when it has one. */
   max_patterns: number | null;
+  /** When the credential expires (db keys); absent or null: it does not. Keys it creates never outlive it. */
+  expires_at?: string | null;
 }
 
 /** Rate-limit bucket of a route: expensive = the LLM endpoints; exempt = health, version, /metrics. */

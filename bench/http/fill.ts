@@ -27,21 +27,37 @@ const WRITE_BATCH = 256;
  * 100k tasks one by one would take minutes on a busy box; the load is what is measured here.
  */
 export async function syntheticVectors(modelPath: string, tasks: string[], seed: number): Promise<Float32Array[]> {
+  const next = await syntheticVectorSource(modelPath, tasks.slice(0, BASE_VECTORS), seed);
+  return tasks.map(() => next());
+}
+
+/** Real embeddings of the given texts with the model at `modelPath`. */
+export async function embedTexts(modelPath: string, texts: string[]): Promise<Float32Array[]> {
   const config = loadConfig({ SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' });
   const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
-  const base: Float32Array[] = [];
+  const out: Float32Array[] = [];
   try {
-    const baseTasks = tasks.slice(0, BASE_VECTORS);
-    for (let i = 0; i < baseTasks.length; i += EMBED_BATCH) base.push(...(await embedder.embed(baseTasks.slice(i, i + EMBED_BATCH))));
+    for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH))));
   } finally {
     await embedder.close();
   }
+  return out;
+}
+
+/**
+ * The vectors of syntheticVectors one at a time, in the same order: the base tasks'
+ * embeddings first, then seeded noisy copies (a million rows need not be held at once).
+ */
+export async function syntheticVectorSource(modelPath: string, baseTasks: string[], seed: number): Promise<() => Float32Array> {
+  const base = await embedTexts(modelPath, baseTasks.slice(0, BASE_VECTORS));
   const random = seededRandom(seed);
   // Box-Muller: normal noise from the uniform generator.
   const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const vectors = [...base];
-  for (let i = base.length; i < tasks.length; i++) {
-    const from = base[i % base.length];
+  let i = 0;
+  return () => {
+    const at = i++;
+    if (at < base.length) return base[at];
+    const from = base[at % base.length];
     const v = new Float32Array(from.length);
     let norm = 0;
     for (let d = 0; d < v.length; d++) {
@@ -50,9 +66,8 @@ export async function syntheticVectors(modelPath: string, tasks: string[], seed:
     }
     norm = Math.sqrt(norm);
     for (let d = 0; d < v.length; d++) v[d] /= norm;
-    vectors.push(v);
-  }
-  return vectors;
+    return v;
+  };
 }
 
 /** Writes `size` synthetic patterns (and their first eval) into the dev scope of `store`. */

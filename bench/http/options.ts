@@ -3,6 +3,7 @@ import { repoRoot, UsageError } from '../args.js';
 
 /** The HTTP scenarios, in the order each connection level runs them. */
 export const SCENARIOS = ['version', 'recall-post', 'recall-get', 'learn'] as const;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** `npm run bench -- --http [options]`: fully described by its flags (no environment). */
@@ -18,6 +19,13 @@ export interface HttpBenchOptions {
   /** Folder for `--cpu-prof` profiles of the server (undefined: no profiling). */
   profileDir?: string;
   modelPath: string;
+  /**
+   * Other builds of the service (project folders with bin/ and dist/) served on the same filled
+   * store right after this one, each in turn: before/after figures from one run.
+   */
+  compare: string[];
+  /** SERVICE_LOG_LEVEL of the server (default info, what a deployment runs). */
+  logLevel: string;
   seed: number;
 }
 
@@ -30,7 +38,11 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --workers N                 server processes for PostgreSQL (default: serve's, one per core);
                               JSON always runs one
   --cpu-prof DIR              start the server with --cpu-prof, profiles written to DIR
-  --model PATH                offline embedding model (default <repo>/../shared/models/use-lite-static-wordpiece)
+  --model PATH                offline embedding model (default: the bundled <repo>/models/use-lite-static-m2v,
+                              what users get; pass a transformers.js/ONNX folder to measure that runtime)
+  --compare DIR[,DIR]         also serve these builds of the service (project folders, built) on the
+                              same store, one after the other: before/after in one run
+  --log-level info            the server's SERVICE_LOG_LEVEL (default info, as deployed)
   --seed 42                   seed of the synthetic data`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -60,6 +72,8 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
     scenarios: [...SCENARIOS],
     duration: 5,
     modelPath: '',
+    logLevel: 'info',
+    compare: [],
     seed: 42,
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -84,10 +98,13 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
         options.modelPath = resolve(value);
         break;
       case '--seed': options.seed = positiveInt(flag, value); break;
+      case '--compare': options.compare = list(flag, value).map((dir) => resolve(dir)); break;
+      case '--log-level': options.logLevel = oneOfList(flag, value, LOG_LEVELS)[0]; break;
       default:
         throw new UsageError(`unknown option "${flag}"`);
     }
   }
-  if (!options.modelPath) options.modelPath = join(repoRoot(), '..', 'shared', 'models', 'use-lite-static-wordpiece');
+  // The default is what a user runs: the bundled static model. ONNX is only ever measured when named.
+  if (!options.modelPath) options.modelPath = join(repoRoot(), 'models', 'use-lite-static-m2v');
   return options;
 }

@@ -1,10 +1,13 @@
 import { mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { runLoad } from './load.js';
+import { copyFill, type ScaleFigures } from './pg-copy.js';
+import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
 import type { HttpBenchOptions } from './options.js';
-import { httpTable, type HttpRow } from './report.js';
+import { httpTable, scaleTable, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
 
 /** A short run before the measured ones: JIT, pools and caches warm. */
@@ -15,44 +18,64 @@ function log(message: string): void {
 }
 
 /** Every scenario at every connection level against one served store. */
-async function measureServed(served: ServedStore, storage: string, size: number, workers: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+const settle = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+
+async function measureServed(served: ServedStore, build: string, storage: string, size: number, workers: number, o: HttpBenchOptions, pgProbe: PgProbe | null): Promise<HttpRow[]> {
   await runLoad(served.url, 'recall-post', 16, WARMUP_SECONDS, o.seed + 900);
   const rows: HttpRow[] = [];
   let seed = o.seed + 1000;
   for (const connections of o.connections) {
     let versionPerSecond: number | null = null;
     for (const scenario of o.scenarios) {
-      log(`  ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
+      log(`  ${build} ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
+      const pgBefore = pgProbe ? (await settle(), await pgProbe.sample()) : null;
       const cpuBefore = served.cpuSeconds();
       const result = await runLoad(served.url, scenario, connections, o.duration, seed++);
       const cpu = served.cpuSeconds() - cpuBefore;
+      const pg = pgProbe && pgBefore ? (await settle(), pgSpent(pgBefore, await pgProbe.sample())) : null;
       if (scenario === 'version') versionPerSecond = result.perSecond;
+      const perRequest = (n: number) => (result.requests > 0 ? n / result.requests : Number.NaN);
       rows.push({
-        ...result, storage, size, workers, versionPerSecond,
-        cpuMsPerRequest: result.requests > 0 ? (cpu * 1000) / result.requests : Number.NaN,
+        ...result, build, storage, size, workers, versionPerSecond,
+        cpuMsPerRequest: perRequest(cpu * 1000),
+        pgCpuMsPerRequest: pg ? perRequest(pg.cpuSeconds * 1000) : null,
+        pgTransactionsPerRequest: pg ? perRequest(pg.transactions) : null,
+        rssMb: served.rssBytes() / 1e6,
       });
     }
   }
   return rows;
 }
 
-async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions): Promise<HttpRow[]> {
+async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions, scale: ScaleFigures[]): Promise<HttpRow[]> {
   const store = await STORAGE_FACTORIES[storage]();
   let closed = false;
   try {
-    log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
     const started = performance.now();
-    await fillStore(store, size, o.modelPath, o.seed);
+    const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
+    if (databaseUrl) {
+      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns by COPY (synthetic vectors), HNSW index built after`);
+      scale.push(await copyFill(databaseUrl, size, o.modelPath, o.seed, log));
+    } else {
+      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
+      await fillStore(store, size, o.modelPath, o.seed);
+    }
     log(`  filled in ${((performance.now() - started) / 1000).toFixed(1)} s (${await store.storage.patterns.count(DEV_SCOPE)} stored)`);
     // JSON storage allows one process: the bench lets go of it before the server opens it.
     await store.close();
     closed = true;
-    const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir });
-    try {
-      return await measureServed(served, storage, size, served.servingProcesses(), o);
-    } finally {
-      await served.stop();
+    const rows: HttpRow[] = [];
+    for (const root of [undefined, ...o.compare]) {
+      const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir, logLevel: o.logLevel, root });
+      const pgProbe = databaseUrl ? await openPgProbe(databaseUrl) : null;
+      try {
+        rows.push(...(await measureServed(served, root === undefined ? 'this' : basename(root), storage, size, served.servingProcesses(), o, pgProbe)));
+      } finally {
+        await pgProbe?.close();
+        await served.stop();
+      }
     }
+    return rows;
   } finally {
     if (!closed) await store.close().catch(() => undefined);
     await store.remove();
@@ -64,20 +87,30 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
   const started = performance.now();
   const rows: HttpRow[] = [];
+  const scale: ScaleFigures[] = [];
   for (const storage of o.storages) {
-    for (const size of o.sizes) rows.push(...(await measureStore(storage, size, o)));
+    for (const size of o.sizes) {
+      const measured = await measureStore(storage, size, o, scale);
+      rows.push(...measured);
+      // A long run (a million patterns) shows each size's figures as soon as it has them.
+      log(`\n${httpTable(measured)}\n${scale.length > 0 ? `${scaleTable(scale.slice(-1))}\n` : ''}`);
+    }
   }
   const cpu = cpus();
   console.log([
     'Agent memory service HTTP benchmark (autocannon on the same machine as the server)',
     `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `model: ${o.modelPath}`,
     `${o.duration} s per run; distinct tasks per request; dev auth; rate limits raised; seed ${o.seed}`,
     "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
     'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
+    "pg ms/req: the same for PostgreSQL's backends serving the database; pg tx/req: its transactions (pg_stat_database) per request",
+    `server log level: ${o.logLevel} (logs read and discarded by the benchmark)`,
     ...(o.profileDir ? [`CPU profiles: ${o.profileDir}`] : []),
     '',
     httpTable(rows),
     '',
+    ...(scale.length > 0 ? [scaleTable(scale), ''] : []),
     `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ].join('\n'));
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);

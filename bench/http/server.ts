@@ -7,12 +7,16 @@ import { repoRoot } from '../args.js';
 const CLOCK_TICKS = 100;
 /** Rate limits out of the way: the benchmark measures the server, not the limiter. */
 const UNLIMITED = String(1_000_000_000);
+/** Characters of the server's stderr kept for an error message. */
+const STDERR_KEPT = 16_384;
 
 export interface ServedStore {
   url: string;
   pid: number;
   /** CPU seconds (user + system) used so far by the server and its cluster workers. */
   cpuSeconds(): number;
+  /** Resident memory (VmRSS) of the server and its workers, in bytes. */
+  rssBytes(): number;
   /** Processes serving requests: the cluster workers, or the server itself when it has none. */
   servingProcesses(): number;
   /** SIGTERM (drain), then wait for the exit. */
@@ -26,6 +30,16 @@ function processCpu(pid: number): number {
     // Fields after the command name (which may contain spaces) start at state (field 3).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** VmRSS of one process in bytes (0 when it is gone). */
+function processRss(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
   } catch {
     return 0;
   }
@@ -53,9 +67,9 @@ function childrenOf(pid: number): number[] {
  */
 export function startServe(
   storeEnv: Record<string, string>,
-  opts: { modelPath: string; workers?: number; profileDir?: string },
+  opts: { modelPath: string; workers?: number; profileDir?: string; logLevel: string; root?: string },
 ): Promise<ServedStore> {
-  const root = repoRoot();
+  const root = opts.root ?? repoRoot();
   const nodeArgs = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
   const args = [...nodeArgs, join(root, 'bin', 'service.js'), 'serve', '--port', '0'];
   if (opts.workers !== undefined && storeEnv.SERVICE_STORAGE === 'postgres') args.push('--workers', String(opts.workers));
@@ -68,7 +82,7 @@ export function startServe(
     SERVICE_LOCAL_EMBEDDINGS: '1',
     SERVICE_EMBEDDING_MODEL_PATH: opts.modelPath,
     SERVICE_LLM_PROVIDER: 'none',
-    SERVICE_LOG_LEVEL: 'warn',
+    SERVICE_LOG_LEVEL: opts.logLevel,
     SERVICE_RATE_LIMIT_DEFAULT: UNLIMITED,
     SERVICE_RATE_LIMIT_EXPENSIVE: UNLIMITED,
     SERVICE_RATE_LIMIT_PER_KEY: UNLIMITED,
@@ -77,7 +91,8 @@ export function startServe(
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    // At info the server logs a line per request: keep only the tail, for a failed start's message.
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-STDERR_KEPT); });
     child.stdout!.setEncoding('utf8').on('data', (s: string) => {
       stdout += s;
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
@@ -94,6 +109,7 @@ function served(child: ChildProcess, url: string): ServedStore {
     url,
     pid,
     cpuSeconds: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + processCpu(p), 0),
+    rssBytes: () => [pid, ...childrenOf(pid)].reduce((sum, p) => sum + processRss(p), 0),
     servingProcesses: () => Math.max(1, childrenOf(pid).length),
     stop: async () => {
       child.kill('SIGTERM');

@@ -3,9 +3,12 @@ import { loadClientEnv, type ClientEnv } from '../../src/config.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { printError, type ErrorView } from './print-error.js';
 
-/** A stream as the CLI sees it: where text goes and whether a person is watching. */
+/**
+ * A stream as the CLI sees it: where text (or raw bytes, for exports) goes and whether a person
+ * is watching. process.stdout is one; so are the in-memory fakes of the tests.
+ */
 export interface OutStream {
-  write(chunk: string): unknown;
+  write(chunk: string | Uint8Array): unknown;
   isTTY?: boolean;
   columns?: number;
 }

@@ -1,7 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Io, OutStream } from './context.js';
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * How a command talks back. Results go to stdout: a human rendering on a terminal, JSON with

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -26,4 +26,18 @@ export function cliVersion(): string {
     dir = dirname(dir);
   }
   return (cached = 'unknown');
+}
+
+/**
+ * The names the CLI is installed under (package.json "bin"). `service` is the specification's;
+ * `agent-memory` is the same program under a name that no system tool has (Debian and Ubuntu
+ * ship /usr/sbin/service, which a `service` on the PATH shadows or is shadowed by).
+ */
+export const PROGRAM_NAMES = ['service', 'agent-memory'] as const;
+export type ProgramName = (typeof PROGRAM_NAMES)[number];
+
+/** The name this process was started as (argv[1] is bin/agent-memory.js or a link named so). */
+export function programName(argv: readonly string[]): ProgramName {
+  const invoked = basename(argv[1] ?? '').replace(/\.m?js$/, '');
+  return invoked === 'agent-memory' ? 'agent-memory' : 'service';
 }

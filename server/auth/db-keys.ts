@@ -45,6 +45,7 @@ export class DbKeyAuthenticator implements Authenticator {
       rateKey: `db:${key.key_id}`,
       // A key without its own quota inherits its project's.
       max_patterns: key.max_patterns ?? key.project_max_patterns,
+      expires_at: key.expires_at,
     };
   }
 }

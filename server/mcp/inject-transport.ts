@@ -1,8 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { z } from 'zod';
-import { apiErrorFor } from '../../src/client/api-errors.js';
-import { ProtocolError, describeErrorBody } from '../../src/client/errors.js';
-import { parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport } from '../../src/client/transport.js';
+import {
+  ProtocolError, apiErrorFor, describeErrorBody, parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport,
+} from '../../src/client/index.js';
 
 /** Who is calling: the headers that carry the key and project, passed on unchanged. */
 export interface InjectCaller {

@@ -1,8 +1,10 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceClient } from '../../src/client/service-client.js';
+import { z } from 'zod';
+import { ServiceClient } from '../../src/client/index.js';
 import type { Permission } from '../../src/core/permissions.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { defineRoute } from '../define-route.js';
 import { InjectTransport } from './inject-transport.js';
 
 /**
@@ -17,8 +19,13 @@ const ENTRY_PERMISSION: Permission = 'health';
  * this server's own routes with the caller's Authorization and X-Project-Id.
  */
 export function mcpRoutes(server: FastifyInstance, version: string): void {
-  server.post('/mcp', { config: { permission: ENTRY_PERMISSION } }, async (request, reply) => {
-    await handleMcpPost(server, version, request, reply);
+  // Manual input: the MCP SDK reads the JSON-RPC message and writes the answer itself.
+  defineRoute(server, {
+    method: 'POST', url: '/mcp', permission: ENTRY_PERMISSION, input: 'manual',
+    body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), response: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
+    tag: 'mcp', summary: 'Model Context Protocol over Streamable HTTP (stateless JSON-RPC; only with SERVICE_MCP=true).',
+    description: 'Any valid key opens it; each tool call is checked against the permission of the REST route it maps to.',
+    handler: (_input, request, reply) => handleMcpPost(server, version, request, reply),
   });
   // Stateless: there is no server-initiated stream to GET and no session to DELETE; those
   // methods get the server's 405 with `Allow: POST` (server/plugins/errors.ts).

@@ -1,13 +1,14 @@
 import { z, type ZodType } from 'zod';
 import { ErrorBody } from '../../src/contracts/errors.js';
+import { ERROR_TABLE, codesForStatus } from '../../src/core/error-table.js';
 import { JobAccepted } from '../../src/contracts/jobs.js';
 import type { RegisteredRoute } from '../route-registry.js';
-import { ROUTE_DOCS, openApiPath, type RouteDoc } from './route-docs.js';
+import type { RouteContract } from '../define-route.js';
 
 type Json = Record<string, unknown>;
 
 /** Errors any route can answer, by what the route is (public, has input, rate class). */
-function commonErrors(route: RegisteredRoute, doc: RouteDoc): number[] {
+function commonErrors(route: RegisteredRoute, doc: RouteContract): number[] {
   const statuses = new Set<number>([500, 503]);
   if (!route.config.public) [401, 403].forEach((s) => statuses.add(s));
   if (doc.body || doc.query || doc.params) statuses.add(422);
@@ -17,13 +18,11 @@ function commonErrors(route: RegisteredRoute, doc: RouteDoc): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad request', 401: 'Missing, invalid, revoked or expired key', 402: 'Subscription past due',
-  403: 'The key lacks the permission (or the plan the feature)', 404: 'Not found', 409: 'Conflict with the current state',
-  413: 'Body larger than SERVICE_MAX_BODY_SIZE', 422: 'Validation failed', 429: 'Rate limit or quota reached (Retry-After on rate limits)',
-  500: 'Internal error (cause logged, never shown)', 501: 'No LLM provider configured', 502: 'The LLM answered with nothing usable',
-  503: 'Maintenance, or storage / LLM / embeddings unavailable', 507: 'Storage is full',
-};
+/** An error response's description: the codes of the error table answered with that status. */
+function errorDescription(status: number): string {
+  const codes = codesForStatus(status);
+  return codes.length === 0 ? 'Error' : codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].title}`).join('; ');
+}
 
 function schemaOf(schema: ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
@@ -42,7 +41,7 @@ function parameters(schema: ZodType | undefined, where: 'query' | 'path'): Json[
   }));
 }
 
-function operation(route: RegisteredRoute, doc: RouteDoc): Json {
+function operation(route: RegisteredRoute, doc: RouteContract): Json {
   const permission = route.config.permission as string | undefined;
   const responses: Json = {};
   const success = doc.response;
@@ -60,7 +59,7 @@ function operation(route: RegisteredRoute, doc: RouteDoc): Json {
     const schema = doc.sameShapeErrors?.includes(status) && !('text' in success)
       ? schemaOf(success as ZodType, 'output')
       : { $ref: '#/components/schemas/ErrorBody' };
-    responses[String(status)] = { description: REASONS[status] ?? 'Error', content: { 'application/json': { schema } } };
+    responses[String(status)] = { description: errorDescription(status), content: { 'application/json': { schema } } };
   }
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
@@ -79,10 +78,16 @@ function operation(route: RegisteredRoute, doc: RouteDoc): Json {
   return op;
 }
 
+/** Fastify's `/v1/jobs/:id` → OpenAPI's `/v1/jobs/{id}`. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
 /**
  * The OpenAPI 3.1 document of the routes a server registered (so it lists exactly what
- * this server answers), from the zod contracts the routes parse with. Routes without an
- * entry in ROUTE_DOCS are listed in `undocumented` for the completeness test to catch.
+ * this server answers), from each route's one declaration (server/define-route.ts): the zod
+ * contracts it parses and answers with. Routes registered without one are listed in
+ * `undocumented` for the completeness test to catch.
  */
 export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version: string): { document: Json; undocumented: string[] } {
   const paths: Record<string, Json> = {};
@@ -90,7 +95,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version
   for (const route of routes) {
     if (route.method === 'HEAD' || route.method === 'OPTIONS') continue;
     const path = openApiPath(route.url);
-    const doc = ROUTE_DOCS[`${route.method} ${path}`];
+    const doc = route.config.contract;
     if (!doc) {
       undocumented.push(`${route.method} ${path}`);
       continue;

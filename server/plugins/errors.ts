@@ -1,29 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { DomainError, QuotaExceededError, RateLimitedError, ValidationError, type ErrorCode } from '../../src/core/errors.js';
-import { wireCodeOf } from '../../src/core/wire-codes.js';
-import { wireCodeForStatus } from './error-codes.js';
+import { errorRow, wireCodeForStatus, type WireErrorCode } from '../../src/core/error-table.js';
+import { DomainError, QuotaExceededError, RateLimitedError, ValidationError } from '../../src/core/errors.js';
 import { allowedMethods } from './method-not-allowed.js';
-
-/** Domain code → HTTP status (the README's error table, docs/behavior.md "Errors"). */
-const STATUS: Record<ErrorCode, number> = {
-  validation: 422,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payment_required: 402,
-  quota_exceeded: 429,
-  overage_budget_cap_reached: 429,
-  rate_limited: 429,
-  payload_too_large: 413,
-  llm_not_configured: 501,
-  not_configured: 501,
-  bad_gateway: 502,
-  unavailable: 503,
-  insufficient_storage: 507,
-  internal: 500,
-};
 
 /** Seconds a rate-limited client should wait (the spec fixes it at 60). */
 export const RETRY_AFTER_SECONDS = 60;
@@ -69,11 +48,11 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
     const allow = allowedMethods(app, path);
     if (allow.length > 0) {
       // A known path asked with the wrong method: say which methods it has (RFC 9110 §15.5.6).
-      return reply.status(405).header('allow', allow.join(', ')).send({
+      return reply.status(errorRow('method_not_allowed').status).header('allow', allow.join(', ')).send({
         code: 'method_not_allowed', detail: `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, request_id: request.id,
       });
     }
-    return reply.status(404).send({ code: 'not_found', detail: `no route for ${request.method} ${path}`, request_id: request.id });
+    return reply.status(errorRow('not_found').status).send({ code: 'not_found', detail: `no route for ${request.method} ${path}`, request_id: request.id });
   });
 }
 
@@ -94,17 +73,23 @@ const FRAMEWORK_DETAIL: Record<string, string> = {
   FST_ERR_ASYNC_CONSTRAINT: 'the request does not match any route constraint',
 };
 
-/** The status and body of any error, `code` included (README's error table). */
+/** The status and body of any error, `code` included: the status is the code's row of the error table. */
 export function mapError(error: unknown, maxBodySize: number): Mapped {
-  const mapped = mapWithoutCode(error, maxBodySize);
-  const code = error instanceof DomainError ? wireCodeOf(error) : wireCodeForStatus(mapped.status);
-  return { status: mapped.status, body: { code, ...mapped.body } };
+  const { code, body, status } = mapToCode(error, maxBodySize);
+  return { status: status ?? errorRow(code).status, body: { code, ...body } };
 }
 
-function mapWithoutCode(error: unknown, maxBodySize: number): Mapped {
+/** An error's code and body; `status` only where Fastify's own status is kept as it came. */
+interface Coded {
+  code: WireErrorCode;
+  body: Record<string, unknown>;
+  status?: number;
+}
+
+function mapToCode(error: unknown, maxBodySize: number): Coded {
   if (error instanceof QuotaExceededError) {
     return {
-      status: 429,
+      code: error.code,
       body: {
         error: 'quota_exceeded', metric: error.metric, current: error.current, limit: error.limit,
         reset_date: error.reset_date, detail: error.message,
@@ -112,18 +97,18 @@ function mapWithoutCode(error: unknown, maxBodySize: number): Mapped {
     };
   }
   if (error instanceof ValidationError) {
-    return { status: 422, body: { detail: error.message, errors: error.errors } };
+    return { code: error.code, body: { detail: error.message, errors: error.errors } };
   }
   if (error instanceof DomainError) {
-    if (error.code === 'payment_required') return { status: 402, body: { error: 'payment_required', message: error.message } };
+    if (error.code === 'payment_required') return { code: error.code, body: { error: 'payment_required', message: error.message } };
     if (error.code === 'overage_budget_cap_reached') {
-      return { status: 429, body: { error: 'overage_budget_cap_reached', detail: error.message } };
+      return { code: error.code, body: { error: 'overage_budget_cap_reached', detail: error.message } };
     }
-    return { status: STATUS[error.code], body: { detail: error.code === 'internal' ? 'internal error' : error.message } };
+    return { code: error.code, body: { detail: error.code === 'internal_error' ? 'internal error' : error.message } };
   }
   if (error instanceof ZodError) {
     const errors = error.issues.map((i) => ({ path: i.path.map(String).join('.') || 'body', message: i.message }));
-    return { status: 422, body: { detail: 'invalid request', errors } };
+    return { code: 'validation_failed', body: { detail: 'invalid request', errors } };
   }
   return mapStorageFault(error) ?? mapFastifyError(error as FastifyError, maxBodySize);
 }
@@ -133,28 +118,28 @@ function mapWithoutCode(error: unknown, maxBodySize: number): Mapped {
  * read-only fault 503, each naming the cause; the refused write is not visible (the store
  * reloads from disk), and writes resume by themselves once the cause is gone.
  */
-function mapStorageFault(error: unknown): Mapped | null {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (typeof code !== 'string') return null;
-  const why = STORAGE_FAULTS[code];
+function mapStorageFault(error: unknown): Coded | null {
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof errno !== 'string') return null;
+  const why = STORAGE_FAULTS[errno];
   if (!why) return null;
   return {
-    status: why.status,
-    body: { detail: `storage write failed: ${why.text} (${code}); a write that was not acknowledged is not kept: retry once that is resolved` },
+    code: why.code,
+    body: { detail: `storage write failed: ${why.text} (${errno}); a write that was not acknowledged is not kept: retry once that is resolved` },
   };
 }
 
-const STORAGE_FAULTS: Record<string, { status: number; text: string }> = {
-  ENOSPC: { status: 507, text: 'the disk is full' },
-  EDQUOT: { status: 507, text: 'the disk quota is exhausted' },
-  EIO: { status: 503, text: 'the disk reported an I/O error' },
-  EROFS: { status: 503, text: 'the file system is read-only' },
+const STORAGE_FAULTS: Record<string, { code: WireErrorCode; text: string }> = {
+  ENOSPC: { code: 'insufficient_storage', text: 'the disk is full' },
+  EDQUOT: { code: 'insufficient_storage', text: 'the disk quota is exhausted' },
+  EIO: { code: 'service_unavailable', text: 'the disk reported an I/O error' },
+  EROFS: { code: 'service_unavailable', text: 'the file system is read-only' },
 };
 
-function mapFastifyError(error: FastifyError, maxBodySize: number): Mapped {
+function mapFastifyError(error: FastifyError, maxBodySize: number): Coded {
   switch (error?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: { detail: `request body is larger than the maximum of ${maxBodySize} bytes` } };
+      return { code: 'payload_too_large', body: { detail: `request body is larger than the maximum of ${maxBodySize} bytes` } };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return invalid('content-type', 'request bodies must be JSON: send Content-Type: application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -162,16 +147,18 @@ function mapFastifyError(error: FastifyError, maxBodySize: number): Mapped {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalid('body', 'empty body with Content-Type: application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, body: { detail: 'request body size did not match Content-Length' } };
+      return { code: 'bad_request', body: { detail: 'request body size did not match Content-Length' } };
+    case 'SVC_BODY_NOT_UTF8': // server/utf8-body.ts
+      return { code: 'bad_request', body: { detail: error.message } };
   }
   // Other client errors raised by Fastify itself (bad URL encoding, …) keep their status.
   const status = typeof error?.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 400 && status < 500 && typeof error.code === 'string' && error.code.startsWith('FST_')) {
-    return { status, body: { detail: error.message } };
+    return { code: wireCodeForStatus(status), status, body: { detail: error.message } };
   }
-  return { status: 500, body: { detail: 'internal error' } };
+  return { code: 'internal_error', body: { detail: 'internal error' } };
 }
 
-function invalid(path: string, message: string): Mapped {
-  return { status: 422, body: { detail: message, errors: [{ path, message }] } };
+function invalid(path: string, message: string): Coded {
+  return { code: 'validation_failed', body: { detail: message, errors: [{ path, message }] } };
 }

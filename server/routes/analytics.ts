@@ -1,26 +1,31 @@
 import type { FastifyInstance } from 'fastify';
-import { EventsQuery, RollupParams, RollupRequest } from '../../src/contracts/analytics.js';
+import { EventsQuery, EventsResponse, RollupParams, RollupRequest, RollupResponse } from '../../src/contracts/analytics.js';
 import { computeAnalyticsRollup, getAnalyticsRollup, listAnalyticsEvents } from '../../src/services/analytics.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { authed } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
 /** docs/behavior.md "Analytics": compute and read ROI rollups, list raw ROI events. */
 export function analyticsRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.post('/v1/analytics/rollup', { config: { permission: 'analytics:rollup' } }, async (request, reply) => {
-    const input = parseWith(RollupRequest, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'analytics_rollup', input);
-    return computeAnalyticsRollup(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/analytics/rollup', permission: 'analytics:rollup', body: RollupRequest, response: RollupResponse, async: true,
+    tag: 'analytics', summary: 'Compute the ROI rollup of a window.',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'analytics_rollup', body);
+      return computeAnalyticsRollup(deps, authed(request).scope, body);
+    },
   });
 
-  app.get('/v1/analytics/rollup/:window', { config: { permission: 'analytics:read' } }, async (request) => {
-    const { window } = parseWith(RollupParams, request.params, 'path');
-    return getAnalyticsRollup(deps, authed(request).scope, window);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/analytics/rollup/:window', permission: 'analytics:read', params: RollupParams, response: RollupResponse, errors: [404],
+    tag: 'analytics', summary: 'The last computed rollup of a window.',
+    handler: ({ params }, request) => getAnalyticsRollup(deps, authed(request).scope, params.window),
   });
 
-  app.get('/v1/analytics/events', { config: { permission: 'analytics:read' } }, async (request) => {
-    const input = parseWith(EventsQuery, request.query, 'query');
-    return listAnalyticsEvents(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/analytics/events', permission: 'analytics:read', query: EventsQuery, response: EventsResponse,
+    tag: 'analytics', summary: 'Raw ROI events (metadata only, no task content).',
+    handler: ({ query }, request) => listAnalyticsEvents(deps, authed(request).scope, query),
   });
 }

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { BillingStatusResponse, CheckoutRequest, OverageRequest, PortalQuery } from '../../src/contracts/billing.js';
+import { z } from 'zod';
+import {
+  BillingStatusResponse, CheckoutRequest, CheckoutResponse, OverageRequest, OverageResponse, PortalQuery, PortalResponse, WebhookResponse,
+} from '../../src/contracts/billing.js';
 import { InvalidPaymentSignatureError } from '../../src/ports/payments.js';
 import type { Billing } from '../../src/services/billing.js';
 import { receivePaymentEvent } from '../../src/services/billing-events.js';
 import { openPortal, setOverage, startCheckout } from '../../src/services/billing-manage.js';
 import { authed } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 
 /** Paths the past-due 402 never blocks: paying must stay possible, and probes must keep working. */
 const UNGATED = /^\/v1\/(billing|health)(\/|$)/;
@@ -24,37 +27,50 @@ export function billingRoutes(app: FastifyInstance, billing: Billing | undefined
     await billing.checkAccess(request.principal.tenant_id, request.principal.kind);
   });
 
-  app.get('/v1/billing/status', { config: { permission: 'billing' } }, async (request) => {
-    return BillingStatusResponse.parse(await billing.status(authed(request).scope));
+  defineRoute(app, {
+    method: 'GET', url: '/v1/billing/status', permission: 'billing', response: BillingStatusResponse,
+    tag: 'billing', summary: 'Plan, subscription status and usage against the plan\'s limits (sandbox when billing is off).',
+    handler: async (_input, request) => BillingStatusResponse.parse(await billing.status(authed(request).scope)),
   });
 
-  app.post('/v1/billing/checkout', { config: { permission: 'billing:manage' } }, async (request) => {
-    return startCheckout(billing, authed(request).scope, parseWith(CheckoutRequest, request.body));
+  defineRoute(app, {
+    method: 'POST', url: '/v1/billing/checkout', permission: 'billing:manage', body: CheckoutRequest, response: CheckoutResponse, errors: [501],
+    tag: 'billing', summary: 'Start a checkout for a plan (automatic tax, tax-id collection); 501 without PAYMENT_SECRET_KEY.',
+    handler: ({ body }, request) => startCheckout(billing, authed(request).scope, body),
   });
 
-  app.get('/v1/billing/portal', { config: { permission: 'billing:manage' } }, async (request) => {
-    const { return_url } = parseWith(PortalQuery, request.query, 'query');
-    return openPortal(billing, authed(request).scope, return_url);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/billing/portal', permission: 'billing:manage', query: PortalQuery, response: PortalResponse, errors: [409, 501],
+    tag: 'billing', summary: 'A link to the payment processor\'s customer portal.',
+    handler: ({ query }, request) => openPortal(billing, authed(request).scope, query.return_url),
   });
 
-  app.patch('/v1/billing/overage', { config: { permission: 'billing:manage' } }, async (request) => {
-    return setOverage(billing, authed(request).scope, parseWith(OverageRequest, request.body));
+  defineRoute(app, {
+    method: 'PATCH', url: '/v1/billing/overage', permission: 'billing:manage', body: OverageRequest, response: OverageResponse, errors: [501],
+    tag: 'billing', summary: 'Turn overage on or off and set the budget cap (cap on team only).',
+    handler: ({ body }, request) => setOverage(billing, authed(request).scope, body),
   });
 
   // The signature covers the exact bytes sent, so this route reads its body raw (any media type).
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    raw.post('/v1/billing/webhook', { config: { public: true, rateClass: 'exempt' } }, async (request, reply) => {
-      const signature = request.headers['stripe-signature'];
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      try {
-        return await receivePaymentEvent(billing, body, Array.isArray(signature) ? signature[0] : signature);
-      } catch (err) {
-        // Not a domain error: the sender (the processor) gets 400 and nothing changed.
-        if (err instanceof InvalidPaymentSignatureError) return reply.code(400).send({ code: 'bad_request', detail: err.message, request_id: request.id });
-        throw err;
-      }
+    defineRoute(raw, {
+      method: 'POST', url: '/v1/billing/webhook', public: true, rateClass: 'exempt', input: 'manual',
+      body: z.object({ id: z.string(), type: z.string() }).passthrough(), response: WebhookResponse, errors: [400, 501],
+      tag: 'billing', summary: 'Payment events from the processor, verified with the Stripe-Signature header (no API key).',
+      description: 'The raw body is verified with PAYMENT_WEBHOOK_SECRET; a bad, missing or stale signature is a 400 and changes nothing; each event id is applied once.',
+      handler: async (_input, request, reply) => {
+        const signature = request.headers['stripe-signature'];
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        try {
+          return await receivePaymentEvent(billing, body, Array.isArray(signature) ? signature[0] : signature);
+        } catch (err) {
+          // Not a domain error: the sender (the processor) gets 400 and nothing changed.
+          if (err instanceof InvalidPaymentSignatureError) return reply.code(400).send({ code: 'bad_request', detail: err.message, request_id: request.id });
+          throw err;
+        }
+      },
     });
   });
 }

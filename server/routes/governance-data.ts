@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ClassifyParams, ClassifyRequest, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, NdjsonExportQuery,
+  ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionResultResponse,
+  NdjsonExportQuery,
   type DeletionJobInput, type DeletionKind,
 } from '../../src/contracts/governance.js';
 import { projectTarget, tenantTarget, type DeletionTarget } from '../../src/core/governance.js';
@@ -11,53 +12,64 @@ import { classifyPattern, exportNdjson, parseExportClassifications } from '../..
 import { authorizeDeletion, deleteTarget } from '../../src/services/governance-delete.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 
-const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict().optional();
+const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict();
 
 /**
  * docs/behavior.md "Governance" beyond retention: the NDJSON export, classification and the three
  * deletions (project, tenant, the caller's own scope). Deletions accept `Prefer: respond-async`.
  */
 export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.get('/v1/governance/export', { config: { permission: 'export' } }, async (request, reply) => {
-    const query = parseWith(NdjsonExportQuery, request.query, 'query');
-    const classifications = parseExportClassifications(query.classification);
-    const { scope } = authed(request);
-    // The GDPR export is a paid feature when billing is on (pro and up).
-    await deps.billing?.requireFeature(scope.tenant_id, 'governance_export');
-    const day = deps.clock.now().toISOString().slice(0, 10);
-    reply
-      .header('content-type', 'application/x-ndjson; charset=utf-8')
-      .header('content-disposition', `attachment; filename="export-${scope.tenant_id}-${scope.project_id}-${day}.ndjson"`);
-    // Readable.from pulls the next page only when the socket drained the previous lines.
-    return reply.send(Readable.from(exportNdjson(deps, scope, classifications, requestContext(request))));
+  defineRoute(app, {
+    method: 'GET', url: '/v1/governance/export', permission: 'export', query: NdjsonExportQuery, response: { text: 'application/x-ndjson' },
+    tag: 'governance', summary: 'Stream every pattern of the scope as NDJSON (one export record plus tenant_id and project_id per line).',
+    handler: async ({ query }, request, reply) => {
+      const classifications = parseExportClassifications(query.classification);
+      const { scope } = authed(request);
+      // The GDPR export is a paid feature when billing is on (pro and up).
+      await deps.billing?.requireFeature(scope.tenant_id, 'governance_export');
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="export-${scope.tenant_id}-${scope.project_id}-${day}.ndjson"`);
+      // Readable.from pulls the next page only when the socket drained the previous lines.
+      return reply.send(Readable.from(exportNdjson(deps, scope, classifications, requestContext(request))));
+    },
   });
 
-  app.put('/v1/governance/patterns/:key/classify', { config: { permission: 'governance:write' } }, async (request) => {
-    const { key } = parseWith(ClassifyParams, request.params, 'path');
-    const { classification } = parseWith(ClassifyRequest, request.body);
-    return classifyPattern(deps, authed(request).scope, key, classification, requestContext(request));
+  defineRoute(app, {
+    method: 'PUT', url: '/v1/governance/patterns/:key/classify', permission: 'governance:write', params: ClassifyParams, body: ClassifyRequest,
+    response: ClassifyResponse, errors: [404],
+    tag: 'governance', summary: 'Reclassify a pattern; recall and export filters see it at once.',
+    handler: ({ params, body }, request) => classifyPattern(deps, authed(request).scope, params.key, body.classification, requestContext(request)),
   });
 
-  app.delete('/v1/governance/projects/:project_id', { config: { permission: 'governance:delete' } }, async (request, reply) => {
-    const { project_id } = parseWith(DeleteProjectParams, request.params, 'path');
-    return runDeletion(request, reply, projectTarget(authed(request).principal.tenant_id, project_id), 'project', false);
+  defineRoute(app, {
+    method: 'DELETE', url: '/v1/governance/projects/:project_id', permission: 'governance:delete', params: DeleteProjectParams,
+    response: DeletionResultResponse, async: true, errors: [404],
+    tag: 'governance', summary: 'Delete a project of the caller\'s tenant with everything in it (irreversible).',
+    handler: ({ params }, request, reply) => runDeletion(request, reply, projectTarget(authed(request).principal.tenant_id, params.project_id), 'project', false),
   });
 
-  app.delete('/v1/governance/tenants/:tenant_id', { config: { permission: 'tenants:delete' } }, async (request, reply) => {
-    const { tenant_id } = parseWith(DeleteTenantParams, request.params, 'path');
-    return runDeletion(request, reply, tenantTarget(tenant_id), 'tenant', false);
+  defineRoute(app, {
+    method: 'DELETE', url: '/v1/governance/tenants/:tenant_id', permission: 'tenants:delete', params: DeleteTenantParams,
+    response: DeletionResultResponse, async: true, errors: [404],
+    tag: 'governance', summary: 'Delete the caller\'s own tenant with all its projects (owner only, irreversible).',
+    handler: ({ params }, request, reply) => runDeletion(request, reply, tenantTarget(params.tenant_id), 'tenant', false),
   });
 
   // The caller's own scope; dry_run comes in the query string (the spec's place) or, since a
   // client may well put it there, in the body. Any other body is refused rather than ignored:
   // a misspelt `{"dryrun": true}` must not turn into a real deletion.
-  app.post('/v1/governance/delete-scope', { config: { permission: 'governance:delete' } }, async (request, reply) => {
-    const { dry_run } = parseWith(DeleteScopeQuery, request.query, 'query');
-    const body = parseWith(DeleteScopeBody, request.body ?? undefined);
-    const { scope } = authed(request);
-    return runDeletion(request, reply, projectTarget(scope.tenant_id, scope.project_id), 'scope', dry_run || body?.dry_run === true);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/governance/delete-scope', permission: 'governance:delete', query: DeleteScopeQuery, body: DeleteScopeBody,
+    bodyOptional: true, response: DeletionResultResponse, async: true,
+    tag: 'governance', summary: 'Delete everything in the caller\'s scope, or count it with dry_run=true.',
+    handler: ({ query, body }, request, reply) => {
+      const { scope } = authed(request);
+      return runDeletion(request, reply, projectTarget(scope.tenant_id, scope.project_id), 'scope', query.dry_run || body.dry_run === true);
+    },
   });
 
   /** Authorises, then deletes now or queues the deletion (Prefer: respond-async). */

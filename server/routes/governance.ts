@@ -1,36 +1,51 @@
 import type { FastifyInstance } from 'fastify';
-import { RetentionApplyRequest, RetentionUpdateRequest } from '../../src/contracts/governance.js';
+import {
+  RetentionApplyRequest, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateRequest,
+} from '../../src/contracts/governance.js';
 import { ForbiddenError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { applyRetention, getRetentionPolicy, updateRetentionPolicy } from '../../src/services/governance-retention.js';
 import { authed, requestContext } from '../context.js';
+import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
 /** docs/behavior.md "Governance": the retention policy (read, set) and applying it. */
 export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.get('/v1/governance/retention', { config: { permission: 'governance:read' } }, async (request) => {
-    return getRetentionPolicy(deps, authed(request).scope);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/governance/retention', permission: 'governance:read', response: RetentionPolicyResponse,
+    tag: 'governance', summary: 'The retention policy in force and where it comes from.',
+    handler: (_input, request) => getRetentionPolicy(deps, authed(request).scope),
   });
 
   // The spec reserves this for DB auth: only there is a project a record owned by a tenant
   // whose keys are bound to it. With env or dev auth any caller may name any project through
   // X-Project-Id, so a project-wide deletion policy is not theirs to set.
-  app.put('/v1/governance/retention', { config: { permission: 'governance:write' } }, async (request) => {
-    const { principal, scope } = authed(request);
-    if (principal.kind !== 'db') {
-      throw new ForbiddenError(
-        `setting the retention policy needs DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this request used ${principal.kind} auth`,
-      );
-    }
-    const input = parseWith(RetentionUpdateRequest, request.body);
-    return updateRetentionPolicy(deps, scope, input, requestContext(request));
+  defineRoute(app, {
+    method: 'PUT', url: '/v1/governance/retention', permission: 'governance:write', body: RetentionUpdateRequest, input: 'manual',
+    response: RetentionPolicyResponse,
+    tag: 'governance', summary: 'Set the project\'s retention days (DB auth), or null to inherit.',
+    handler: (_input, request) => {
+      const { principal, scope } = authed(request);
+      if (principal.kind !== 'db') {
+        throw new ForbiddenError(
+          `setting the retention policy needs DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this request used ${principal.kind} auth`,
+        );
+      }
+      // Parsed after the auth-mode check: outside DB auth the answer is 403 whatever the body.
+      const input = parseWith(RetentionUpdateRequest, request.body);
+      return updateRetentionPolicy(deps, scope, input, requestContext(request));
+    },
   });
 
-  app.post('/v1/governance/retention/apply', { config: { permission: 'governance:admin' } }, async (request, reply) => {
-    // No body (or `{}`) means a real run: dry_run defaults to false.
-    const input = parseWith(RetentionApplyRequest, request.body ?? {});
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'retention_apply', input);
-    return applyRetention(deps, authed(request).scope, input, requestContext(request));
+  // No body (or `{}`) means a real run: dry_run defaults to false.
+  defineRoute(app, {
+    method: 'POST', url: '/v1/governance/retention/apply', permission: 'governance:admin', body: RetentionApplyRequest, bodyOptional: true,
+    response: RetentionApplyResponse, async: true,
+    tag: 'governance', summary: 'Delete patterns past their retention (or count them with dry_run).',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'retention_apply', body);
+      return applyRetention(deps, authed(request).scope, body, requestContext(request));
+    },
   });
 }

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { queryBool } from '../../src/contracts/common.js';
-import { ImportRequest } from '../../src/contracts/memory.js';
+import { ExportResponse, ImportRequest, ImportResponse } from '../../src/contracts/memory.js';
 import { parseNdjsonLines } from '../../src/core/reference-records.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { exportRecords, importRecords } from '../../src/services/import-export.js';
 import { authed, requestContext } from '../context.js';
+import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
+import { decodeUtf8Body } from '../utf8-body.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl'];
 /** With an NDJSON body the body is the records alone; `overwrite` comes in the query string. */
@@ -15,29 +17,38 @@ const NdjsonImportQuery = z.object({ overwrite: queryBool.default(false) }).stri
 
 /** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
 export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.get('/v1/export', { config: { permission: 'export' } }, async (request) => {
-    await deps.billing?.requireFeature(authed(request).scope.tenant_id, 'governance_export');
-    return exportRecords(deps, authed(request).scope, requestContext(request));
+  defineRoute(app, {
+    method: 'GET', url: '/v1/export', permission: 'export', response: ExportResponse,
+    tag: 'import-export', summary: 'Every pattern of the scope with its governance metadata (no vectors).',
+    handler: async (_input, request) => {
+      await deps.billing?.requireFeature(authed(request).scope.tenant_id, 'governance_export');
+      return exportRecords(deps, authed(request).scope, requestContext(request));
+    },
   });
 
   // Import also takes an NDJSON body (one record a line, e.g. the governance export). The
   // parser lives in this route's own context, so every other route still takes JSON only.
   void app.register(async (scoped) => {
-    scoped.addContentTypeParser(NDJSON_TYPES, { parseAs: 'string' }, (_request, body, done) => {
+    scoped.addContentTypeParser(NDJSON_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
       try {
-        done(null, { ndjson: parseNdjsonLines(body as string) });
+        done(null, { ndjson: parseNdjsonLines(decodeUtf8Body(body as Buffer)) });
       } catch (err) {
         done(err as Error, undefined);
       }
     });
 
-    scoped.post('/v1/import', { config: { permission: 'import' } }, async (request, reply) => {
-      const body = request.body as { ndjson?: unknown[] } | undefined;
-      const input = isNdjson(request.headers['content-type'])
-        ? parseWith(ImportRequest, { records: body?.ndjson ?? [], ...parseWith(NdjsonImportQuery, request.query, 'query') })
-        : parseWith(ImportRequest, request.body);
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'import', input);
-      return importRecords(deps, authed(request).scope, input, requestContext(request));
+    // Manual input: the body is JSON or NDJSON, each read with its own schema.
+    defineRoute(scoped, {
+      method: 'POST', url: '/v1/import', permission: 'import', body: ImportRequest, input: 'manual', response: ImportResponse, async: true,
+      tag: 'import-export', summary: 'Import records in the export shape; existing keys are skipped unless `overwrite`.',
+      handler: (_input, request, reply) => {
+        const body = request.body as { ndjson?: unknown[] } | undefined;
+        const input = isNdjson(request.headers['content-type'])
+          ? parseWith(ImportRequest, { records: body?.ndjson ?? [], ...parseWith(NdjsonImportQuery, request.query, 'query') })
+          : parseWith(ImportRequest, request.body);
+        if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'import', input);
+        return importRecords(deps, authed(request).scope, input, requestContext(request));
+      },
     });
   });
 }

@@ -1,24 +1,27 @@
 import type { FastifyInstance } from 'fastify';
-import { JobListQuery, JobParams } from '../../src/contracts/jobs.js';
+import { JobListQuery, JobListResponse, JobParams, JobRecord } from '../../src/contracts/jobs.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { cancelJob, getJob, listJobs } from '../../src/services/jobs.js';
 import { authed } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 
 /** docs/behavior.md "Jobs": list, read and cancel the caller's jobs (other scopes' jobs are 404). */
 export function jobRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.get('/v1/jobs', { config: { permission: 'jobs:list' } }, async (request) => {
-    const input = parseWith(JobListQuery, request.query, 'query');
-    return listJobs(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/jobs', permission: 'jobs:list', query: JobListQuery, response: JobListResponse,
+    tag: 'jobs', summary: 'The scope\'s background jobs, newest first.',
+    handler: ({ query }, request) => listJobs(deps, authed(request).scope, query),
   });
 
-  app.get('/v1/jobs/:id', { config: { permission: 'jobs:read' } }, async (request) => {
-    const { id } = parseWith(JobParams, request.params, 'path');
-    return getJob(deps, authed(request).scope, id);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/jobs/:id', permission: 'jobs:read', params: JobParams, response: JobRecord, errors: [404],
+    tag: 'jobs', summary: 'One job with its status and result.',
+    handler: ({ params }, request) => getJob(deps, authed(request).scope, params.id),
   });
 
-  app.post('/v1/jobs/:id/cancel', { config: { permission: 'jobs:cancel' } }, async (request) => {
-    const { id } = parseWith(JobParams, request.params, 'path');
-    return cancelJob(deps, authed(request).scope, id);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/jobs/:id/cancel', permission: 'jobs:cancel', params: JobParams, response: JobRecord, errors: [404, 409],
+    tag: 'jobs', summary: 'Cancel a pending job.',
+    handler: ({ params }, request) => cancelJob(deps, authed(request).scope, params.id),
   });
 }

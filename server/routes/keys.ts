@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { BootstrapRequest, CreateKeyRequest, KeyParams } from '../../src/contracts/keys.js';
+import {
+  BootstrapRequest, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse, KeyParams,
+} from '../../src/contracts/keys.js';
 import { NotFoundError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { bootstrapOwnerKey, createKey, listKeys, revokeKey, rotateKey, type KeyDeps } from '../../src/services/keys.js';
 import { authed, requestContext } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute, type RouteContract } from '../define-route.js';
 
 /**
  * docs/behavior.md "Keys": bootstrap, create, list, revoke, rotate. They need DB auth mode. In the other
@@ -21,45 +23,65 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
         `API keys need DB auth mode (SERVICE_AUTH_MODE=db, or auto with SERVICE_DATABASE_URL); this server uses ${authMode} auth`,
       );
     };
-    app.post('/v1/keys/bootstrap', { config: { public: true } }, unavailable);
-    app.post('/v1/keys', { config: { permission: 'keys:create' } }, unavailable);
-    app.get('/v1/keys', { config: { permission: 'keys:list' } }, unavailable);
-    app.delete('/v1/keys/:id', { config: { permission: 'keys:revoke' } }, unavailable);
-    app.post('/v1/keys/:id/rotate', { config: { permission: 'keys:rotate' } }, unavailable);
+    // The same declarations, answering 404 before reading any input.
+    for (const route of Object.values<RouteContract>(KEY_ROUTES)) defineRoute(app, { ...route, input: 'manual', handler: unavailable });
     return;
   }
 
   const keyDeps: KeyDeps = { ...deps, keyStore };
   const caller = (request: Parameters<typeof authed>[0]) => {
     const { principal, scope } = authed(request);
-    return { role: principal.role, scope };
+    return { role: principal.role, scope, limits: { expires_at: principal.expires_at ?? null, max_patterns: principal.max_patterns } };
   };
 
   // No API key here: the bootstrap token in the body is the credential. Per-IP rate limits
   // apply as everywhere, which bounds token guessing.
-  app.post('/v1/keys/bootstrap', { config: { public: true } }, async (request, reply) => {
-    const { token } = parseWith(BootstrapRequest, request.body);
-    const created = await bootstrapOwnerKey(keyDeps, token, requestContext(request));
-    return reply.status(201).send(created);
+  defineRoute(app, {
+    ...KEY_ROUTES.bootstrap,
+    handler: ({ body }, request) => bootstrapOwnerKey(keyDeps, body.token, requestContext(request)),
   });
 
-  app.post('/v1/keys', { config: { permission: 'keys:create' } }, async (request, reply) => {
-    const input = parseWith(CreateKeyRequest, request.body);
-    const created = await createKey(keyDeps, caller(request), input, requestContext(request));
-    return reply.status(201).send(created);
+  defineRoute(app, {
+    ...KEY_ROUTES.create,
+    handler: ({ body }, request) => createKey(keyDeps, caller(request), body, requestContext(request)),
   });
 
-  app.get('/v1/keys', { config: { permission: 'keys:list' } }, async (request) => {
-    return listKeys(keyDeps, authed(request).scope);
+  defineRoute(app, {
+    ...KEY_ROUTES.list,
+    handler: (_input, request) => listKeys(keyDeps, authed(request).scope),
   });
 
-  app.delete('/v1/keys/:id', { config: { permission: 'keys:revoke' } }, async (request) => {
-    const { id } = parseWith(KeyParams, request.params, 'path');
-    return revokeKey(keyDeps, caller(request), id, requestContext(request));
+  defineRoute(app, {
+    ...KEY_ROUTES.revoke,
+    handler: ({ params }, request) => revokeKey(keyDeps, caller(request), params.id, requestContext(request)),
   });
 
-  app.post('/v1/keys/:id/rotate', { config: { permission: 'keys:rotate' } }, async (request) => {
-    const { id } = parseWith(KeyParams, request.params, 'path');
-    return rotateKey(keyDeps, caller(request), id, requestContext(request));
+  defineRoute(app, {
+    ...KEY_ROUTES.rotate,
+    handler: ({ params }, request) => rotateKey(keyDeps, caller(request), params.id, requestContext(request)),
   });
 }
+
+/** The key routes' declarations, shared by the DB-auth handlers and the 404 stand-ins of other modes. */
+const KEY_ROUTES = {
+  bootstrap: {
+    method: 'POST', url: '/v1/keys/bootstrap', public: true, body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409],
+    tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).',
+  },
+  create: {
+    method: 'POST', url: '/v1/keys', permission: 'keys:create', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404],
+    tag: 'keys', summary: 'Create a key of at most the caller\'s role, expires_at and max_patterns (left out: inherited); the secret is shown once.',
+  },
+  list: {
+    method: 'GET', url: '/v1/keys', permission: 'keys:list', response: KeyListResponse, errors: [404],
+    tag: 'keys', summary: 'Keys of the current project (no secrets).',
+  },
+  revoke: {
+    method: 'DELETE', url: '/v1/keys/:id', permission: 'keys:revoke', params: KeyParams, response: KeyInfo, errors: [404, 409],
+    tag: 'keys', summary: 'Revoke a key at once.',
+  },
+  rotate: {
+    method: 'POST', url: '/v1/keys/:id/rotate', permission: 'keys:rotate', params: KeyParams, response: IssuedKey, errors: [404],
+    tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once. Its limits are kept, tightened to the caller\'s.',
+  },
+} as const satisfies Record<string, RouteContract>;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  AnalyzeFailuresRequest, ComposeRequest, EvaluateRequest, EvolveRequest, FeedbackQuery,
+  AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse, EvolveRequest,
+  EvolveResponse, FeedbackDecayResponse, FeedbackQuery, FeedbackResponse,
 } from '../../src/contracts/llm.js';
 import { analyzeFailures } from '../../src/services/analyze-failures.js';
 import { compose } from '../../src/services/compose.js';
@@ -10,48 +11,66 @@ import { evaluate } from '../../src/services/evaluate.js';
 import { evolve } from '../../src/services/evolve.js';
 import { decayFeedback, listFeedback } from '../../src/services/feedback.js';
 import { authed } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-const EmptyBody = z.object({}).strict().optional();
+const NoBody = z.object({}).strict();
 
 /**
  * LLM features (docs/behavior.md "Evaluate", "Compose", "Evolve"): evaluate, compose, evolve (the expensive rate class), plus the
  * feedback store they feed and analyze-failures, which needs only the embedder.
  */
 export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.post('/v1/evaluate', { config: { permission: 'evaluate', rateClass: 'expensive' } }, async (request, reply) => {
-    const input = parseWith(EvaluateRequest, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evaluate', input);
-    return evaluate(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/evaluate', permission: 'evaluate', rateClass: 'expensive', body: EvaluateRequest, response: EvaluateResponse,
+    async: true, errors: [501, 503],
+    tag: 'llm', summary: 'Score agent code with several independent LLM evaluators.',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evaluate', body);
+      return evaluate(deps, authed(request).scope, body);
+    },
   });
 
-  app.post('/v1/compose', { config: { permission: 'compose', rateClass: 'expensive' } }, async (request, reply) => {
-    const input = parseWith(ComposeRequest, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'compose', input);
-    return compose(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/compose', permission: 'compose', rateClass: 'expensive', body: ComposeRequest, response: ComposeResponse,
+    async: true, errors: [501, 502, 503],
+    tag: 'llm', summary: 'Split a task into a pipeline of stages backed by stored patterns (experimental).',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'compose', body);
+      return compose(deps, authed(request).scope, body);
+    },
   });
 
-  app.post('/v1/evolve', { config: { permission: 'evolve', rateClass: 'expensive' } }, async (request, reply) => {
-    const input = parseWith(EvolveRequest, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evolve', input);
-    return evolve(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/evolve', permission: 'evolve', rateClass: 'expensive', body: EvolveRequest, response: EvolveResponse,
+    async: true, errors: [501, 502, 503],
+    tag: 'llm', summary: 'Propose and check an improved prompt from recurring feedback (experimental).',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evolve', body);
+      return evolve(deps, authed(request).scope, body);
+    },
   });
 
-  app.post('/v1/analyze-failures', { config: { permission: 'analyze-failures' } }, async (request) => {
-    // The body is optional: no body means every default.
-    const input = parseWith(AnalyzeFailuresRequest, request.body ?? {});
-    return analyzeFailures(deps, authed(request).scope, input);
+  // The body is optional: no body means every default.
+  defineRoute(app, {
+    method: 'POST', url: '/v1/analyze-failures', permission: 'analyze-failures', body: AnalyzeFailuresRequest, bodyOptional: true,
+    response: AnalyzeFailuresResponse,
+    tag: 'llm', summary: 'Cluster recurring feedback by meaning (no LLM).',
+    handler: ({ body }, request) => analyzeFailures(deps, authed(request).scope, body),
   });
 
-  app.get('/v1/feedback', { config: { permission: 'feedback:read' } }, async (request) => {
-    const input = parseWith(FeedbackQuery, request.query, 'query');
-    return listFeedback(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/feedback', permission: 'feedback:read', query: FeedbackQuery, response: FeedbackResponse,
+    tag: 'llm', summary: 'Top recurring quality issues.',
+    handler: ({ query }, request) => listFeedback(deps, authed(request).scope, query),
   });
 
-  app.post('/v1/feedback/decay', { config: { permission: 'feedback:decay' } }, async (request, reply) => {
-    parseWith(EmptyBody, request.body);
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'feedback_decay', null);
-    return decayFeedback(deps, authed(request).scope);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/feedback/decay', permission: 'feedback:decay', body: NoBody, bodyOptional: true, response: FeedbackDecayResponse, async: true,
+    tag: 'llm', summary: 'Decay feedback clusters by age and prune faded ones.',
+    handler: (_input, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'feedback_decay', null);
+      return decayFeedback(deps, authed(request).scope);
+    },
   });
 }

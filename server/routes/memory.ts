@@ -1,27 +1,30 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  AgingRequest, LearnRequest, RecallQueryString, RecallRequest, SkillsRegisterRequest, SkillsSearchRequest, type RecallResponse,
+  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, LearnRequest, LearnResponse, MetricsResponse, RecallQueryString,
+  RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
+import { PatternListQuery, PatternListResponse } from '../../src/contracts/patterns.js';
 import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern, getPattern } from '../../src/services/patterns.js';
+import { deletePattern, getPattern, listPatterns } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
-import { parseWith } from '../http.js';
+import { defineRoute } from '../define-route.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 
-const DeleteParams = z.object({ key: PatternKey });
+const KeyPath = z.object({ key: PatternKey });
 
 /** Memory operations (docs/behavior.md "Learn", "Recall", "Aging", "Skills"): learn, recall, metrics, aging, pattern delete, skills. */
 export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  app.post('/v1/learn', { config: { permission: 'learn' } }, async (request) => {
-    const input = parseWith(LearnRequest, request.body);
-    return learn(deps, authed(request).scope, input, requestContext(request));
+  defineRoute(app, {
+    method: 'POST', url: '/v1/learn', permission: 'learn', body: LearnRequest, response: LearnResponse, errors: [503],
+    tag: 'memory', summary: 'Store a successful run as a pattern (or improve a near-identical one).',
+    handler: ({ body }, request) => learn(deps, authed(request).scope, body, requestContext(request)),
   });
 
   const sendRecall = (outcome: RecallOutcome, reply: { header(k: string, v: string): unknown }): RecallResponse => {
@@ -30,45 +33,64 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     return outcome.result;
   };
 
-  app.post('/v1/recall', { config: { permission: 'recall' } }, async (request, reply) => {
-    const { readonly, verify, ...input } = parseWith(RecallRequest, request.body);
-    const withVerify = { ...input, verify: verify ?? deps.config.recallVerify.enabled };
-    return sendRecall(await recall(deps, authed(request).scope, withVerify, { readonly }), reply);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/recall', permission: 'recall', body: RecallRequest, response: RecallResponse,
+    tag: 'memory', summary: 'Find stored patterns similar to a task; returned reusable matches count as reuse unless `readonly`.',
+    handler: async ({ body: { readonly, ...input } }, request, reply) => {
+      return sendRecall(await recall(deps, authed(request).scope, input, { readonly }), reply);
+    },
   });
 
-  app.get('/v1/recall', { config: { permission: 'recall' } }, async (request, reply) => {
-    const input = parseWith(RecallQueryString, request.query, 'query');
-    return sendRecall(await recall(deps, authed(request).scope, input, { readonly: true }), reply);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/recall', permission: 'recall', query: RecallQueryString, response: RecallResponse,
+    tag: 'memory', summary: 'Read-only recall with the query in the query string.',
+    // The GET form never verifies (no LLM call from a cacheable read).
+    handler: async ({ query }, request, reply) => sendRecall(await recall(deps, authed(request).scope, { ...query, verify: false }, { readonly: true }), reply),
   });
 
-  app.get('/v1/metrics', { config: { permission: 'metrics' } }, async (request) => {
-    return getMetrics(deps, authed(request).scope);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/metrics', permission: 'metrics', response: MetricsResponse,
+    tag: 'memory', summary: 'Runs, success rate, average eval score, pattern count and reuse rate of the scope.',
+    handler: (_input, request) => getMetrics(deps, authed(request).scope),
   });
 
-  app.post('/v1/aging', { config: { permission: 'aging' } }, async (request, reply) => {
-    const input = parseWith(AgingRequest, request.body ?? {});
-    if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', input);
-    return runAging(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/aging', permission: 'aging', body: AgingRequest, bodyOptional: true, response: AgingResponse, async: true,
+    tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.',
+    handler: ({ body }, request, reply) => {
+      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', body);
+      return runAging(deps, authed(request).scope, body);
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns', permission: 'recall', query: PatternListQuery, response: PatternListResponse,
+    tag: 'memory', summary: '(+) A page of the stored patterns, newest `updated_at` first, with filters; `next_cursor` continues.',
+    handler: ({ query }, request) => listPatterns(deps, authed(request).scope, query),
   });
 
   // The key is `patterns/<id>` URL-encoded as one segment (slash as %2F).
-  app.get('/v1/patterns/:key', { config: { permission: 'recall' } }, async (request) => {
-    const { key } = parseWith(DeleteParams, request.params, 'path');
-    return getPattern(deps, authed(request).scope, key);
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns/:key', permission: 'recall', params: KeyPath, response: ExportRecord, errors: [404],
+    tag: 'memory', summary: 'One stored pattern with all its fields (the export record).',
+    handler: ({ params }, request) => getPattern(deps, authed(request).scope, params.key),
   });
 
-  app.delete('/v1/patterns/:key', { config: { permission: 'patterns:delete' } }, async (request) => {
-    const { key } = parseWith(DeleteParams, request.params, 'path');
-    return deletePattern(deps, authed(request).scope, key, requestContext(request));
+  defineRoute(app, {
+    method: 'DELETE', url: '/v1/patterns/:key', permission: 'patterns:delete', params: KeyPath, response: DeletePatternResponse, errors: [404],
+    tag: 'memory', summary: 'Delete one pattern for good (key URL-encoded, slash as %2F).',
+    handler: ({ params }, request) => deletePattern(deps, authed(request).scope, params.key, requestContext(request)),
   });
 
-  app.post('/v1/skills/register', { config: { permission: 'skills:register' } }, async (request) => {
-    const input = parseWith(SkillsRegisterRequest, request.body);
-    return registerSkills(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/skills/register', permission: 'skills:register', body: SkillsRegisterRequest, response: SkillsRegisterResponse, errors: [404],
+    tag: 'memory', summary: 'Replace the skill tags of a pattern.',
+    handler: ({ body }, request) => registerSkills(deps, authed(request).scope, body),
   });
 
-  app.post('/v1/skills/search', { config: { permission: 'skills:search' } }, async (request) => {
-    const input = parseWith(SkillsSearchRequest, request.body);
-    return searchSkills(deps, authed(request).scope, input);
+  defineRoute(app, {
+    method: 'POST', url: '/v1/skills/search', permission: 'skills:search', body: SkillsSearchRequest, response: SkillsSearchResponse,
+    tag: 'memory', summary: 'Patterns carrying any (or all) of the given tags.',
+    handler: ({ body }, request) => searchSkills(deps, authed(request).scope, body),
   });
 }

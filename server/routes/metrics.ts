@@ -4,6 +4,7 @@ import { UnauthenticatedError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { processWideMetrics } from '../../src/services/metrics.js';
 import { bearerToken, secretMatches, sha256 } from '../auth/secrets.js';
+import { defineRoute } from '../define-route.js';
 
 /**
  * GET /metrics (Prometheus text format), registered only when SERVICE_METRICS=true. It takes
@@ -15,14 +16,18 @@ export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: 
   if (!enabled) return;
   const tokenDigest = token ? sha256(token) : null;
 
-  app.get('/metrics', { config: { public: true, rateClass: 'exempt' } }, async (request, reply) => {
-    if (tokenDigest) {
-      const presented = bearerToken(request.headers.authorization);
-      if (presented === null || !secretMatches(presented, tokenDigest)) {
-        throw new UnauthenticatedError('the metrics endpoint needs Authorization: Bearer <SERVICE_METRICS_TOKEN>');
+  defineRoute(app, {
+    method: 'GET', url: '/metrics', public: true, rateClass: 'exempt', response: { text: 'text/plain; version=0.0.4' }, errors: [404],
+    tag: 'health', summary: 'Prometheus text exposition (only with SERVICE_METRICS=true; Bearer SERVICE_METRICS_TOKEN when set).',
+    handler: async (_input, request, reply) => {
+      if (tokenDigest) {
+        const presented = bearerToken(request.headers.authorization);
+        if (presented === null || !secretMatches(presented, tokenDigest)) {
+          throw new UnauthenticatedError('the metrics endpoint needs Authorization: Bearer <SERVICE_METRICS_TOKEN>');
+        }
       }
-    }
-    metrics.setGauges(await processWideMetrics(deps));
-    return reply.type(metrics.contentType).send(await metrics.render());
+      metrics.setGauges(await processWideMetrics(deps));
+      return reply.type(metrics.contentType).send(await metrics.render());
+    },
   });
 }

@@ -1,9 +1,9 @@
-import type { WireErrorCode } from '../contracts/errors.js';
+import { isWireErrorCode, type WireErrorCode } from '../core/error-table.js';
 import { ApiError, isRecord } from './errors.js';
 
 /**
- * One error class per stable error code of the service (README "HTTP API: OpenAPI and error
- * codes"), so callers can `catch (e) { if (e instanceof NotFoundError) … }` instead of reading
+ * One error class per stable error code of the service (the error table,
+ * src/core/error-table.ts; README "HTTP API: OpenAPI and error codes"), so callers can `catch (e) { if (e instanceof NotFoundError) … }` instead of reading
  * statuses. Every class is an ApiError; an answer without a known `code` (another service, an
  * old server, a proxy) stays a plain ApiError.
  */
@@ -62,7 +62,7 @@ const CLASS_BY_CODE: Record<WireErrorCode, ApiErrorClass> = {
 /** The error code an answer's body carries, when it is one this client knows. */
 export function errorCodeOf(body: unknown): WireErrorCode | null {
   const code = isRecord(body) ? body.code : undefined;
-  return typeof code === 'string' && Object.hasOwn(CLASS_BY_CODE, code) ? (code as WireErrorCode) : null;
+  return isWireErrorCode(code) ? code : null;
 }
 
 /** The ApiError subclass for an error answer (plain ApiError when the body has no known code). */

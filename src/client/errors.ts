@@ -1,3 +1,5 @@
+import { ERROR_TABLE, isWireErrorCode } from '../core/error-table.js';
+
 /**
  * Errors the client throws. Callers branch on the class:
  * - ApiError: the service answered with a non-success status (body kept as sent).
@@ -25,6 +27,15 @@ export class ApiError extends Error {
   get code(): string | null {
     const code = isRecord(this.body) ? this.body.code : undefined;
     return typeof code === 'string' ? code : null;
+  }
+
+  /**
+   * Whether sending the same request again later can succeed (the error table's `retryable`:
+   * rate limits, unavailability, a full disk); false for a code this client does not know.
+   */
+  get retryable(): boolean {
+    const code = this.code;
+    return isWireErrorCode(code) && ERROR_TABLE[code].retryable;
   }
 
   /** Field errors of a 422 (`errors: [{path, message}]`), empty otherwise. */

@@ -17,16 +17,19 @@ export {
 } from './service-client.js';
 export { MAX_IMPORT_RECORDS } from './import-chunks.js';
 export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, RetryPolicy, RetryWait, SchemaSource, StreamedResponse, StreamOptions } from './transport.js';
+// For a RequestTransport of one's own (the server's in-process MCP transport is one).
+export { parseBody, queryString } from './transport.js';
 
 // Errors.
-export { ApiError, TransportError, ProtocolError, InvalidUrlError } from './errors.js';
+export { ApiError, TransportError, ProtocolError, InvalidUrlError, describeErrorBody, isRecord } from './errors.js';
 export {
   BadGatewayError, BadRequestError, ConflictError, EmbeddingUnavailableError, ForbiddenError, InsufficientStorageError,
   InternalServerError, LlmNotConfiguredError, NotConfiguredError, LlmUnavailableError, MaintenanceError, MethodNotAllowedError, NotFoundError,
   OverageBudgetCapReachedError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
-  ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, errorCodeOf,
+  ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, apiErrorFor, errorCodeOf,
 } from './api-errors.js';
-export type { WireErrorCode } from '../contracts/errors.js';
+// The error table (status, exit code, retryable of each code) the service and this client share.
+export { ERROR_TABLE, type ErrorRow, type WireErrorCode } from '../core/error-table.js';
 
 // Memory, skills and health: methods of ServiceClient.
 export type {
@@ -35,6 +38,7 @@ export type {
   SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';
+export type { PatternListQuery, PatternListResponse, PatternSummary } from '../contracts/patterns.js';
 
 // The areas: properties of ServiceClient (client.jobs, client.keys, …).
 export {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
 import { ASYNC_PATHS, RESULT_CONTRACTS, type AsyncOperation, type AsyncResult } from './async-operations.js';
@@ -26,7 +27,6 @@ export interface WaitOptions {
 
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 2000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const isFinished = (job: JobRecord) => job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled';
 

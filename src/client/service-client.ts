@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../contracts/health.js';
+import type { PatternListQuery, PatternListResponse } from '../contracts/patterns.js';
 import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
   MetricsResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
@@ -19,6 +20,7 @@ import {
 // only wants the shape check (the CLI) never loads zod. Node caches the module after the first.
 const memory = () => import('../contracts/memory.js');
 const health = () => import('../contracts/health.js');
+const patterns = () => import('../contracts/patterns.js');
 
 export interface ServiceClientOptions {
   /** Base URL of a running service, e.g. http://127.0.0.1:8000 (a path prefix is kept). */
@@ -175,6 +177,11 @@ export class ServiceClient {
     return this.request('GET', `/v1/patterns/${encodeURIComponent(key)}`, { schema: async () => (await memory()).ExportRecord });
   }
 
+  /** (+) One page of stored patterns, newest first; pass the answer's `next_cursor` as `cursor` for the next. */
+  listPatterns(query: PatternListQuery = {}): Promise<PatternListResponse> {
+    return this.request('GET', '/v1/patterns', { query: { ...query }, schema: async () => (await patterns()).PatternListResponse });
+  }
+
   /** Permanently deletes `patterns/<id>` (the slash is sent as %2F). */
   deletePattern(key: string): Promise<DeletePatternResponse> {
     return this.request('DELETE', `/v1/patterns/${encodeURIComponent(key)}`, { schema: async () => (await memory()).DeletePatternResponse });
@@ -212,7 +219,7 @@ export class ServiceClient {
     return totals;
   }
 
-  skillsRegister(body: SkillsRegisterInput): Promise<z.infer<typeof SkillsRegisterResponse>> {
+  skillsRegister(body: SkillsRegisterInput): Promise<SkillsRegisterResponse> {
     return this.request('POST', '/v1/skills/register', { body, schema: async () => (await memory()).SkillsRegisterResponse });
   }
 

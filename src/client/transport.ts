@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { createPool, type LightPool } from './undici-pool.js';
@@ -268,7 +269,6 @@ function requestIdOf(response: Dispatcher.ResponseData, body: unknown): string |
   return header(response, 'x-request-id');
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * How long a 429/503 asks us to wait, in ms, or null when it does not say (a quota answer:

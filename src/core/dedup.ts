@@ -1,18 +1,90 @@
-import { jaccardOfSets, tokenSet } from './text.js';
+import { tokenSet } from './text.js';
 
 /** Recall's dedup cut-off: tasks with token Jaccard strictly above this are near-duplicates. */
 export const DEDUP_JACCARD_THRESHOLD = 0.7;
 
 /**
- * Collapse near-duplicate tasks in an already ranked list. Grouping is transitive (A~B and
- * B~C put A, B, C in one group even when A and C differ more), so the result does not depend
- * on which pair happens to be compared first. Each group keeps its earliest, i.e.
- * best-ranked, member; survivors stay in their original order.
+ * Recall widens its search (when dedup left the page short) up to this many candidates, or up
+ * to its first fetch when a deep page needed more: past it, a page still short after dedup is
+ * answered as it is. Without the cap, thousands of near-identical patterns made one recall
+ * rank and deduplicate the whole scope again at every widening.
+ */
+export const MAX_WIDENED_CANDIDATES = 2_000;
+
+/** The next, wider candidate fetch after `k`, or null once the cap is reached (see above). */
+export function widenedFetch(k: number, firstFetch: number, factor: number): number | null {
+  const cap = Math.max(MAX_WIDENED_CANDIDATES, firstFetch);
+  return k >= cap ? null : Math.min(k * factor, cap);
+}
+
+/**
+ * Near-duplicate filter over a ranked stream (best first): an item is kept unless its task is a
+ * near-duplicate of an item kept before it. Each item is compared with the kept items only,
+ * never with the ones dropped, so the work is at most (items offered) × (items kept) Jaccard
+ * comparisons, and the kept items are bounded by the caller's page. `comparisons` counts them,
+ * so a caller can pause between slices of work.
+ */
+export class NearDuplicateFilter<T> {
+  /** Token-set comparisons made so far. */
+  comparisons = 0;
+  private readonly kept: T[] = [];
+  private readonly keptTokens: Set<string>[] = [];
+
+  constructor(
+    private readonly taskOf: (item: T) => string,
+    private readonly threshold = DEDUP_JACCARD_THRESHOLD,
+  ) {}
+
+  /** Offers the next item in rank order; true when it was kept. */
+  offer(item: T): boolean {
+    const tokens = tokenSet(this.taskOf(item));
+    for (const other of this.keptTokens) {
+      this.comparisons++;
+      if (nearDuplicateSets(tokens, other, this.threshold)) return false;
+    }
+    this.kept.push(item);
+    this.keptTokens.push(tokens);
+    return true;
+  }
+
+  /** How many items were kept. */
+  get size(): number {
+    return this.kept.length;
+  }
+
+  /** The kept items, in the order offered. */
+  items(): T[] {
+    return [...this.kept];
+  }
+}
+
+/**
+ * Token Jaccard of `a` and `b` > threshold, answered as soon as it is decided: Jaccard =
+ * shared / (|a| + |b| - shared) exceeds t exactly when shared > t (|a| + |b|) / (1 + t), so the
+ * scan stops once too many tokens of the smaller set are missing from the larger one. Sets with
+ * no tokens are never near-duplicates (as jaccardOfSets gives them 0).
+ */
+export function nearDuplicateSets(a: ReadonlySet<string>, b: ReadonlySet<string>, threshold: number): boolean {
+  if (a.size === 0 || b.size === 0) return false;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  // Jaccard ≤ |small| / |large|: sets of too different sizes cannot be near-duplicates.
+  if (small.size <= threshold * large.size) return false;
+  const needed = (threshold * (a.size + b.size)) / (1 + threshold);
+  let missesLeft = small.size - needed;
+  let shared = 0;
+  for (const t of small) {
+    if (large.has(t)) shared++;
+    else if (--missesLeft <= 0) return false;
+  }
+  return shared / (a.size + b.size - shared) > threshold;
+}
+
+/**
+ * Collapse near-duplicate tasks in an already ranked list: walking in rank order, an item is
+ * dropped when a better-ranked kept item is a near-duplicate of it (NearDuplicateFilter).
+ * Survivors stay in their original order and are pairwise not near-duplicates.
  *
- * `maxKept` lets a caller that needs only the first N survivors stop early: items are taken
- * in rank order and the scan ends once N groups exist. Grouping is then exact within the
- * items read; an unread, lower-ranked item that would have bridged two of those groups is
- * not seen (recall accepts that in exchange for not comparing every pair of candidates).
+ * `maxKept` lets a caller that needs only the first N survivors stop once N are kept.
  */
 export function dedupeByTask<T>(
   ranked: T[],
@@ -20,34 +92,10 @@ export function dedupeByTask<T>(
   threshold = DEDUP_JACCARD_THRESHOLD,
   maxKept = Number.POSITIVE_INFINITY,
 ): T[] {
-  const tokens: Set<string>[] = [];
-  // Union-find whose root is always the smallest index of its group: the group's best rank.
-  const parent: number[] = [];
-  const find = (i: number): number => {
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-    return i;
-  };
-  let groups = 0;
-  let read = 0;
-  while (read < ranked.length && groups < maxKept) {
-    const j = read++;
-    tokens.push(tokenSet(taskOf(ranked[j])));
-    parent.push(j);
-    groups++;
-    for (let i = 0; i < j; i++) {
-      if (jaccardOfSets(tokens[i], tokens[j]) <= threshold) continue;
-      const ri = find(i);
-      const rj = find(j);
-      if (ri !== rj) {
-        parent[Math.max(ri, rj)] = Math.min(ri, rj);
-        groups--;
-      }
-    }
+  const filter = new NearDuplicateFilter(taskOf, threshold);
+  for (const item of ranked) {
+    if (filter.size >= maxKept) break;
+    filter.offer(item);
   }
-  const kept: T[] = [];
-  for (let i = 0; i < read; i++) if (find(i) === i) kept.push(ranked[i]);
-  return kept;
+  return filter.items();
 }

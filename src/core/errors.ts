@@ -1,24 +1,11 @@
+import type { WireErrorCode } from './error-table.js';
+
 /**
- * Domain errors carry a stable `code`; only the edges (server/plugins/errors.ts and
- * commands/shared/exit-codes.ts) turn codes into HTTP statuses and exit codes.
+ * Domain errors carry the stable wire `code` of their row in the error table
+ * (src/core/error-table.ts); the edges read that row for the HTTP status, the exit code and
+ * the MCP error, so no other place maps codes.
  */
-export type ErrorCode =
-  | 'validation'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payment_required'
-  | 'quota_exceeded'
-  | 'overage_budget_cap_reached'
-  | 'rate_limited'
-  | 'payload_too_large'
-  | 'llm_not_configured'
-  | 'not_configured'
-  | 'bad_gateway'
-  | 'unavailable'
-  | 'insufficient_storage'
-  | 'internal';
+export type ErrorCode = WireErrorCode;
 
 export interface FieldError {
   path: string;
@@ -37,7 +24,7 @@ export class DomainError extends Error {
 export class ValidationError extends DomainError {
   readonly errors: FieldError[];
   constructor(message: string, errors: FieldError[] = []) {
-    super('validation', message);
+    super('validation_failed', message);
     this.errors = errors;
   }
 }
@@ -125,10 +112,17 @@ export class BadGatewayError extends DomainError {
   }
 }
 
-/** Which part of the service is unavailable (the edges give each its own error code). */
+/** Which part of the service is unavailable: each has its own error code. */
 export type UnavailableSubsystem = 'maintenance' | 'storage' | 'llm' | 'embedding' | 'service';
 
-/** Maintenance, storage down, LLM outage after retries, embedder down. */
+const UNAVAILABLE_CODES = {
+  maintenance: 'maintenance',
+  storage: 'storage_unavailable',
+  llm: 'llm_unavailable',
+  embedding: 'embedding_unavailable',
+  service: 'service_unavailable',
+} as const satisfies Record<UnavailableSubsystem, WireErrorCode>;
+
 /** The store has no room for a write (disk full, quota): 507, retry once space is freed. */
 export class InsufficientStorageError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -136,11 +130,13 @@ export class InsufficientStorageError extends DomainError {
   }
 }
 
+/** Maintenance, storage down, LLM outage after retries, embedder down. */
 export class UnavailableError extends DomainError {
   readonly subsystem: UnavailableSubsystem;
   constructor(message: string, options?: { cause?: unknown; subsystem?: UnavailableSubsystem }) {
-    super('unavailable', message, options);
-    this.subsystem = options?.subsystem ?? 'service';
+    const subsystem = options?.subsystem ?? 'service';
+    super(UNAVAILABLE_CODES[subsystem], message, options);
+    this.subsystem = subsystem;
   }
 }
 

@@ -62,21 +62,6 @@ export interface LatencyPercentiles {
   p99: number | null;
 }
 
-/** One computed rollup, as stored and as returned by the rollup endpoints. */
-export interface AnalyticsRollup {
-  window: RollupWindow;
-  computed_at: string;
-  /** Start of the window (inclusive); it ends at computed_at. */
-  since: string;
-  /** Composite 0–10, see roiScore(). */
-  roi_score: number;
-  /** Events of the window counted by the summaries. */
-  event_count: number;
-  recall: RecallSummary;
-  learn: LearnSummary;
-  percentiles: LatencyPercentiles;
-}
-
 /** Start of the window that ends at `now`. */
 export function windowStart(window: RollupWindow, now: Date): Date {
   return new Date(now.getTime() - WINDOW_MS[window]);
@@ -144,9 +129,11 @@ export function roiScore(recall: RecallSummary, learn: LearnSummary): number {
 
 /**
  * The rollup of the window ending at `now` over `events` (any order). Events outside
- * [since, now] are ignored, so callers may pass a superset.
+ * [since, now] are ignored, so callers may pass a superset. Its shape is the rollup contract's
+ * (RollupResponse, src/contracts/analytics.ts), which the service's return type checks; it is
+ * not declared again here.
  */
-export function computeRollup(window: RollupWindow, events: readonly RoiEvent[], now: Date): AnalyticsRollup {
+export function computeRollup(window: RollupWindow, events: readonly RoiEvent[], now: Date) {
   const since = windowStart(window, now);
   const from = since.getTime();
   const to = now.getTime();

@@ -85,6 +85,17 @@ export interface PatternFilter {
   source?: Source;
   /** Minimum success_score (inclusive). */
   min_score?: number;
+  /** (+) Maximum success_score (inclusive). */
+  max_score?: number;
+  /** (+) updated_at strictly after / before these ISO times (GET /v1/patterns). */
+  updated_after?: string;
+  updated_before?: string;
+}
+
+/** (+) Where a pattern listing newest-first resumes: the last listed (updated_at, id). */
+export interface PatternCursor {
+  updated_at: string;
+  id: string;
 }
 
 export interface ScoredPattern {

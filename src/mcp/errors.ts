@@ -1,9 +1,15 @@
-import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../client/errors.js';
+import { ApiError, InvalidUrlError, ProtocolError, TransportError, errorCodeOf, isRecord } from '../client/index.js';
+import { ERROR_TABLE, isWireErrorCode, wireCodeForStatus, type WireErrorCode } from '../core/error-table.js';
 
 /** A tool call that failed in a way the calling model can act on (shown as an MCP tool error). */
 export interface ToolFailure {
-  /** Stable machine code: the error table's codes (validation, forbidden, …) or unreachable/protocol. */
-  code: string;
+  /**
+   * Stable machine code: the REST error code (the error table, src/core/error-table.ts:
+   * validation_failed, forbidden, …), or unreachable / protocol when no answer came at all.
+   */
+  code: WireErrorCode | 'unreachable' | 'protocol';
+  /** The same request may succeed later unchanged (the error table's `retryable`). */
+  retryable: boolean;
   /** HTTP status of the REST answer, null when there was none. */
   status: number | null;
   detail: string;
@@ -12,22 +18,6 @@ export interface ToolFailure {
   request_id?: string;
   retry_after_seconds?: number;
 }
-
-/** The README's error table read backwards: HTTP status → error code. */
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthenticated',
-  402: 'payment_required',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'payload_too_large',
-  422: 'validation',
-  429: 'rate_limited',
-  501: 'llm_not_configured',
-  502: 'bad_gateway',
-  503: 'unavailable',
-};
 
 /** Thrown by a tool for arguments that only the MCP layer knows (e.g. mark_reused). */
 export class ToolArgumentError extends Error {
@@ -43,24 +33,22 @@ export class ToolArgumentError extends Error {
  */
 export function toolFailureOf(err: unknown): ToolFailure | null {
   if (err instanceof ApiError) {
-    const body = err.body as Record<string, unknown> | null;
-    // Quota and budget errors name themselves in `error`; other bodies carry only `detail`.
-    const named = body && typeof body === 'object' && typeof body.error === 'string' ? body.error : null;
-    const failure: ToolFailure = {
-      code: named ?? CODE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'internal' : 'error'),
-      status: err.status,
-      detail: err.detail,
-    };
+    // The answer's own code (quota bodies also name it in `error`); an answer with neither (a
+    // proxy's) gets the code of its status.
+    const named = isRecord(err.body) && isWireErrorCode(err.body.error) ? err.body.error : null;
+    const code = errorCodeOf(err.body) ?? named ?? wireCodeForStatus(err.status);
+    const failure: ToolFailure = { code, retryable: ERROR_TABLE[code].retryable, status: err.status, detail: err.detail };
     if (err.fieldErrors.length > 0) failure.errors = err.fieldErrors;
     if (err.requestId) failure.request_id = err.requestId;
     if (err.retryAfterSeconds !== null) failure.retry_after_seconds = err.retryAfterSeconds;
     return failure;
   }
   if (err instanceof ToolArgumentError) {
-    return { code: 'validation', status: null, detail: err.message, errors: [{ path: err.path, message: err.reason }] };
+    return { code: 'validation_failed', retryable: false, status: null, detail: err.message, errors: [{ path: err.path, message: err.reason }] };
   }
-  if (err instanceof TransportError || err instanceof InvalidUrlError) return { code: 'unreachable', status: null, detail: err.message };
-  if (err instanceof ProtocolError) return { code: 'protocol', status: null, detail: err.message };
+  if (err instanceof TransportError) return { code: 'unreachable', retryable: true, status: null, detail: err.message };
+  if (err instanceof InvalidUrlError) return { code: 'unreachable', retryable: false, status: null, detail: err.message };
+  if (err instanceof ProtocolError) return { code: 'protocol', retryable: false, status: null, detail: err.message };
   return null;
 }
 

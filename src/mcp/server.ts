@@ -3,7 +3,7 @@ import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
   McpError, ReadResourceRequestSchema, type CallToolResult, type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceClient } from '../client/service-client.js';
+import type { ServiceClient } from '../client/index.js';
 import { renderFailure, toolFailureOf, type ToolFailure } from './errors.js';
 import { PatternResources } from './resources.js';
 import { TOOLS, jsonSchemaOf, type ToolDefinition } from './tools.js';
@@ -58,7 +58,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) return failure({ code: 'not_found', status: null, detail: `no tool named "${request.params.name}"; call tools/list` });
+    if (!tool) return failure({ code: 'not_found', retryable: false, status: null, detail: `no tool named "${request.params.name}"; call tools/list` });
     try {
       const result = await tool.run(options.client, request.params.arguments ?? {});
       patterns?.remember(result);
@@ -70,7 +70,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const known = toolFailureOf(err);
       if (known) return failure(known);
       options.logError(err, `MCP tool ${tool.name} failed`);
-      return failure({ code: 'internal', status: null, detail: 'internal error' });
+      return failure({ code: 'internal_error', retryable: false, status: null, detail: 'internal error' });
     }
   });
 

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ServiceClient } from '../client/service-client.js';
+import type { ServiceClient } from '../client/index.js';
 import { createMcpServer } from './server.js';
 
 export interface StdioOptions {

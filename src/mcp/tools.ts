@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ServiceClient } from '../client/service-client.js';
+import type { ServiceClient } from '../client/index.js';
 import { PatternKey } from '../contracts/common.js';
 import {
   AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse,

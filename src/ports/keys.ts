@@ -60,11 +60,16 @@ export interface KeyRepository {
    */
   revokeAll(target: { tenant_id: string; project_id?: string }, at: string): Promise<number>;
   /**
-   * Gives an active key a new secret: the same key id, name, role, quota and expiry with a new
-   * digest and display prefix, so the old secret stops matching at once. `conflict` when the
-   * key is revoked; null when it is not in the scope.
+   * Gives an active key a new secret: the same key id, name and role with a new digest and
+   * display prefix, so the old secret stops matching at once, and the given quota and expiry
+   * (its own, or tighter). `conflict` when the key is revoked; null when it is not in the scope.
    */
-  rotate(scope: Scope, keyId: string, secret: Pick<NewApiKey, 'hash' | 'prefix'>): Promise<ApiKeyRecord | 'conflict' | null>;
+  rotate(
+    scope: Scope,
+    keyId: string,
+    secret: Pick<NewApiKey, 'hash' | 'prefix'>,
+    limits: Pick<NewApiKey, 'max_patterns' | 'expires_at'>,
+  ): Promise<ApiKeyRecord | 'conflict' | null>;
   /** How many still-active keys revokeAll would revoke now (dry runs). */
   countActive(target: { tenant_id: string; project_id?: string }): Promise<number>;
 }

@@ -1,12 +1,13 @@
 import type {
-  AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternFilter, PatternRecord,
+  AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternCursor, PatternFilter, PatternRecord,
   RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
 import type { HybridCandidateSet, HybridQuery } from '../core/hybrid.js';
 import type { BillingRepository } from './billing.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
-import type { AnalyticsRollup, RollupWindow } from '../core/roi.js';
+import type { RollupWindow } from '../core/roi.js';
+import type { RollupResponse } from '../contracts/analytics.js';
 import type { DeletionCounts, DeletionTarget } from '../core/governance.js';
 
 /**
@@ -51,6 +52,12 @@ export interface PatternRepository {
    * with their unit vectors (the tier policy fits its threshold on them; bounded cost).
    */
   sampleVectors(scope: Scope, n: number): Promise<{ id: string; vector: Float32Array }[]>;
+  /**
+   * (+) One page of the scope's patterns matching the filter, newest updated_at first (ties:
+   * higher id first), strictly after `after` in that order when given: keyset paging, so a
+   * page is found without counting the pages before it.
+   */
+  list(scope: Scope, page: { limit: number; after: PatternCursor | null; filter?: PatternFilter }): Promise<PatternRecord[]>;
   /** Every pattern of the scope matching the filter, ordered by id (oldest first), streamed in pages. */
   iterate(scope: Scope, filter?: PatternFilter): AsyncIterable<PatternRecord>;
   /** For each id: reuse_count + 1 and success_score + delta (capped at 10), updated_at = at. */
@@ -143,9 +150,9 @@ export interface AnalyticsRepository {
 /** Pre-computed analytics rollups: the latest one per scope and window. */
 export interface RollupRepository {
   /** Stores the scope's rollup of `rollup.window`, replacing the previous one of that window. */
-  put(scope: Scope, rollup: AnalyticsRollup): Promise<void>;
+  put(scope: Scope, rollup: RollupResponse): Promise<void>;
   /** The scope's latest rollup of `window`, or null when it was never computed. */
-  get(scope: Scope, window: RollupWindow): Promise<AnalyticsRollup | null>;
+  get(scope: Scope, window: RollupWindow): Promise<RollupResponse | null>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { resetDate } from '../core/billing.js';
 import { DomainError, EmbeddingUnavailableError, InsufficientStorageError, QuotaExceededError, StorageUnavailableError } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { sortImportRecords } from '../core/reference-records.js';
@@ -8,7 +9,6 @@ import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './au
 import type { TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
-import { firstDayOfNextMonth } from './learn.js';
 import { parsePatternKey } from './patterns.js';
 
 /**
@@ -231,7 +231,7 @@ async function enforceImportQuota(
   const limit = ctx.max_patterns;
   if (limit === null || limit === undefined || newPatterns === 0) return tenantQuota;
   const current = await deps.storage.patterns.count(scope);
-  if (current + newPatterns > limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(deps.clock.now()));
+  if (current + newPatterns > limit) throw new QuotaExceededError('patterns', current, limit, resetDate(deps.clock.now()));
   return tenantQuota;
 }
 

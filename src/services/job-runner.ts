@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError } from '../core/errors.js';
@@ -30,7 +31,6 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Stale recovery and cleanup run at most this often (and at start). */
 const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * The worker of one process: claims pending jobs (at most `maxConcurrent` running), runs each
@@ -81,7 +81,7 @@ export class JobRunner {
     await this.ticking;
     const inFlight = Promise.all(this.running.values());
     const grace = this.opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-    const finished = await Promise.race([inFlight.then(() => true), sleep(grace).then(() => false)]);
+    const finished = await Promise.race([inFlight.then(() => true), sleep(grace, false, { ref: false })]);
     if (!finished) {
       // Left running: another worker (or this one after a restart) recovers them as stale.
       this.deps.logger.warn({ jobs: [...this.running.keys()] }, 'jobs still running at shutdown; they will be retried');

@@ -1,4 +1,5 @@
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../core/errors.js';
+import { limitsAfterRotation, limitsForNewKey, type KeyLimits } from '../core/key-limits.js';
 import { canGrantRole } from '../core/permissions.js';
 import type { BootstrapResponse, CreateKeyInput, IssuedKey, KeyInfo, KeyListResponse } from '../contracts/keys.js';
 import type { Role, Scope } from '../core/types.js';
@@ -10,10 +11,12 @@ import type { ServiceDeps } from './deps.js';
 /** Use cases of the API key endpoints (DB auth mode). */
 export type KeyDeps = Pick<ServiceDeps, 'config' | 'storage' | 'clock' | 'logger' | 'billing'> & { keyStore: KeyStore };
 
-/** Who is managing keys: the role of the calling key and its scope. */
+/** Who is managing keys: the role of the calling key, its scope and its own limits. */
 export interface KeyCaller {
   role: Role;
   scope: Scope;
+  /** The calling key's expiry and effective quota: what it creates or rotates stays within them. */
+  limits: KeyLimits;
 }
 
 export const KeyAuditKind = {
@@ -106,6 +109,10 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
   if (input.expires_at !== undefined && Date.parse(input.expires_at) <= now.getTime()) {
     throw new ValidationError('invalid body: expires_at: must be in the future', [{ path: 'expires_at', message: 'must be in the future' }]);
   }
+  const granted = limitsForNewKey(caller.limits, input);
+  if ('exceeds' in granted) {
+    throw new ValidationError(`invalid body: ${granted.exceeds}: ${granted.message}`, [{ path: granted.exceeds, message: granted.message }]);
+  }
   const scope = { tenant_id: caller.scope.tenant_id, project_id: projectId };
   await deps.billing?.checkNewProject(caller.scope, projectId);
   const generated = generateApiKey();
@@ -115,9 +122,8 @@ export async function createKey(deps: KeyDeps, caller: KeyCaller, input: CreateK
     role: input.role,
     hash: generated.hash,
     prefix: generated.prefix,
-    max_patterns: input.max_patterns ?? null,
-    // Normalised to UTC like every stored time.
-    expires_at: input.expires_at === undefined ? null : new Date(input.expires_at).toISOString(),
+    // Within the creator's; expires_at normalised to UTC like every stored time.
+    ...granted.limits,
     created_at: now.toISOString(),
   });
   await writeAudit(deps, KeyAuditKind.created, scope, ctx, {
@@ -156,14 +162,16 @@ export async function revokeKey(deps: KeyDeps, caller: KeyCaller, keyId: string,
 
 /**
  * POST /v1/keys/{id}/rotate: the same key gets a new secret (and display prefix); the old
- * secret stops working at once. Scripts and dashboards keep referring to the same key id.
+ * secret stops working at once. Scripts and dashboards keep referring to the same key id. The
+ * key keeps its expiry and quota, tightened to the rotating key's (its caller gets the secret).
  */
 export async function rotateKey(deps: KeyDeps, caller: KeyCaller, keyId: string, ctx: RequestContext): Promise<IssuedKey> {
   const now = deps.clock.now();
   const current = await manageableKey(deps, caller, keyId, 'rotate');
   if (keyStatus(current, now) === 'expired') throw new ConflictError(`API key ${keyId} has expired: create a new key instead`);
   const generated = generateApiKey();
-  const result = await deps.keyStore.keys.rotate(caller.scope, keyId, { hash: generated.hash, prefix: generated.prefix });
+  const limits = limitsAfterRotation(current, caller.limits);
+  const result = await deps.keyStore.keys.rotate(caller.scope, keyId, { hash: generated.hash, prefix: generated.prefix }, limits);
   if (result === null) throw new NotFoundError(`API key ${keyId} not found in this project`);
   if (result === 'conflict') throw new ConflictError(`API key ${keyId} is revoked: only active keys can be rotated`);
   await writeAudit(deps, KeyAuditKind.rotated, scopeOf(result), ctx, { key_id: keyId, role: result.role });

@@ -1,4 +1,6 @@
+import { resetDate } from '../core/billing.js';
 import { DomainError, QuotaExceededError, EmbeddingUnavailableError } from '../core/errors.js';
+import { landOnExisting, newPattern, type LearnRun } from '../core/learn.js';
 import { redactFields } from '../core/redaction.js';
 import { tokenJaccard } from '../core/text.js';
 import { isMeaningfulVector, storableVector } from '../core/vector.js';
@@ -35,9 +37,13 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
     duplicate.checked = existing && input.verify_duplicates ? await checkSameJob(deps, { task, code }, existing) : null;
     // Similar words, different job: keep the run as a pattern of its own.
     if (duplicate.checked?.check?.verdict === 'different') existing = null;
-    const pattern = existing
-      ? landOnExisting(existing, { code, output, run_id, redacted, eval_score: input.eval_score, now })
-      : { op: 'insert' as const, pattern: newPattern(deps, input, { task, code, output, run_id, author, redacted, now }), vector };
+    const run: LearnRun = {
+      task, code, output, run_id, author, redacted, now,
+      eval_score: input.eval_score, classification: input.classification, source: input.source, expires_at: input.expires_at ?? null,
+    };
+    const pattern: LearnPatternWrite = existing
+      ? landOnExisting(existing, run)
+      : { op: 'insert', pattern: newPattern(newId(clock.now()), run), vector };
     const stored = pattern.op !== 'keep';
     // The run's score is an eval observation of the pattern it landed on (docs/behavior.md
     // "Learn" 5); the run is counted and leaves its ROI event, in the same step.
@@ -59,63 +65,6 @@ export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, 
   if (checked) result.duplicate_check = checked.check;
   if (checked?.warning) result.warnings = [checked.warning];
   return result;
-}
-
-interface RedactedRun {
-  code: string;
-  output: string | null;
-  run_id: string | null;
-  redacted: boolean;
-  eval_score: number;
-  now: string;
-}
-
-/**
- * A run of a task already stored: a better score replaces the old solution in place (key and
- * reuse_count kept); otherwise the stored pattern stays as it is.
- */
-function landOnExisting(existing: PatternRecord, run: RedactedRun): LearnPatternWrite {
-  if (!(run.eval_score > existing.success_score)) return { op: 'keep', id: existing.id };
-  return {
-    op: 'replace',
-    pattern: {
-      ...existing,
-      code: run.code,
-      output: run.output,
-      eval_score: run.eval_score,
-      success_score: run.eval_score,
-      run_id: run.run_id ?? existing.run_id,
-      redacted: existing.redacted || run.redacted,
-      updated_at: run.now,
-      // The replacement carries a fresh score: decay counts from now, not from the first learn.
-      last_aged_at: run.now,
-    },
-  };
-}
-
-function newPattern(
-  deps: ServiceDeps,
-  input: LearnInput,
-  run: Omit<RedactedRun, 'eval_score'> & { task: string; author: string | null },
-): PatternRecord {
-  return {
-    id: newId(deps.clock.now()),
-    task: run.task,
-    code: run.code,
-    output: run.output,
-    eval_score: input.eval_score,
-    success_score: input.eval_score,
-    reuse_count: 0,
-    run_id: run.run_id,
-    classification: input.classification,
-    source: input.source,
-    author: run.author,
-    expires_at: input.expires_at ?? null,
-    redacted: run.redacted,
-    created_at: run.now,
-    updated_at: run.now,
-    last_aged_at: null,
-  };
 }
 
 /** The embedder's own failures (network, model load) are an outage of a dependency: 503, not 500. */
@@ -173,11 +122,6 @@ async function enforcePatternQuota(deps: ServiceDeps, scope: Scope, ctx: Request
   const tenantQuota = (await deps.billing?.checkPatterns(scope, 1)) ?? null;
   if (limit === null || limit === undefined) return tenantQuota;
   const current = await deps.storage.patterns.count(scope);
-  if (current >= limit) throw new QuotaExceededError('patterns', current, limit, firstDayOfNextMonth(now));
+  if (current >= limit) throw new QuotaExceededError('patterns', current, limit, resetDate(now));
   return tenantQuota;
-}
-
-/** `YYYY-MM-DD` of the first day of the next UTC month. */
-export function firstDayOfNextMonth(now: Date): string {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
 }

@@ -1,10 +1,11 @@
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import type { Scope } from '../core/types.js';
+import { patternKey, type PatternCursor, type Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
 import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord } from '../contracts/memory.js';
+import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
 
 /** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
 export function parsePatternKey(key: string, path = 'key'): string {
@@ -35,4 +36,41 @@ export async function deletePattern(
   if (!(await deps.storage.patterns.delete(scope, id))) throw new NotFoundError(`pattern ${key} not found`);
   await writeAudit(deps, AuditKind.patternDeleted, scope, ctx, { pattern_key: key });
   return { deleted: true, pattern_key: key };
+}
+
+/**
+ * (+) GET /v1/patterns: one page of the scope's patterns, newest updated_at first. The cursor
+ * is the last listed (updated_at, id), opaque to callers; one more row than the page is read
+ * to know whether another page follows, so the last page says so (next_cursor null).
+ */
+export async function listPatterns(deps: ServiceDeps, scope: Scope, input: PatternListInput): Promise<PatternListResponse> {
+  const { limit, cursor, ...filter } = input;
+  const after = cursor === undefined ? null : decodeCursor(cursor);
+  const rows = await deps.storage.patterns.list(scope, { limit: limit + 1, after, filter });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    patterns: page.map((p) => ({
+      key: patternKey(p.id), task: p.task, classification: p.classification, source: p.source, success_score: p.success_score,
+      eval_score: p.eval_score, reuse_count: p.reuse_count, created_at: p.created_at, updated_at: p.updated_at,
+    })),
+    next_cursor: rows.length > limit && last ? encodeCursor({ updated_at: last.updated_at, id: last.id }) : null,
+  };
+}
+
+function encodeCursor(cursor: PatternCursor): string {
+  return Buffer.from(JSON.stringify([cursor.updated_at, cursor.id])).toString('base64url');
+}
+
+/** A cursor this service wrote, or a 422 naming the field (never passed to storage unchecked). */
+function decodeCursor(cursor: string): PatternCursor {
+  try {
+    const [updated_at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof updated_at === 'string' && !Number.isNaN(Date.parse(updated_at)) && typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+      return { updated_at, id };
+    }
+  } catch {
+    // Falls through to the 422 below.
+  }
+  throw new ValidationError('invalid cursor', [{ path: 'cursor', message: 'must be the next_cursor of a previous page, unchanged' }]);
 }

@@ -1,10 +1,12 @@
 import { distinctTerms } from '../core/bm25.js';
 import { blendCandidates, type BlendedCandidate, type HybridCandidateSet } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
-import { rankCandidates, type RankedCandidate, type RankOptions } from '../core/ranking.js';
+import { widenedFetch } from '../core/dedup.js';
+import type { RankedCandidate, RankOptions } from '../core/ranking.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import type { PatternFilter, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
+import { rankInSlices } from './recall-dedup.js';
 
 /** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
 export type HybridRanked = BlendedCandidate & RankedCandidate;
@@ -38,14 +40,16 @@ export async function hybridRanking(
   ranking: RankOptions,
 ): Promise<HybridRanking> {
   const terms = distinctTerms(task);
-  let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
-  for (;;) {
+  const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+  for (let k = first; ;) {
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
     // Either side filling its k means that side may hold more: widen both.
-    const ranked = rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight, ranking);
-    // A union smaller than k means neither side filled its k: the scope has nothing more.
-    if (set.candidates.length < keywordShare(k) || ranked.length > need) return { ranked, docs: set.stats.docs };
-    k *= WIDEN;
+    const ranked = await rankInSlices(rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight), ranking);
+    // A union smaller than k means neither side filled its k: the scope has nothing more. The
+    // widening stops at core/dedup.ts's cap, as cosine ranking's does.
+    const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first, WIDEN);
+    if (wider === null) return { ranked, docs: set.stats.docs };
+    k = wider;
   }
 }
 
@@ -66,18 +70,18 @@ function gather(
 }
 
 /**
- * Blend, then rank. Candidates are put in a fixed order first (blend, then cosine, then id),
- * so ranking's stable sort gives the same order whatever order the storage returned them in.
- * Without a query vector the wire's similarity is token overlap (Jaccard), as before.
+ * The blend, candidates in a fixed order (blend, then cosine, then id), so ranking's stable
+ * sort gives the same order whatever order the storage returned them in. Without a query
+ * vector the wire's similarity is token overlap (Jaccard), as before.
  */
 export function rescore(
-  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, ranking: RankOptions,
-): HybridRanked[] {
+  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number,
+): BlendedCandidate[] {
   const blended = blendCandidates(set, unit, terms, vectorWeight);
   if (unit === null) {
     const query = tokenSet(task);
     for (const c of blended) c.similarity = c.task.trim() === task.trim() ? 1 : jaccardOfSets(query, tokenSet(c.task));
   }
   blended.sort((a, b) => b.blended - a.blended || b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return rankCandidates(blended, ranking);
+  return blended;
 }

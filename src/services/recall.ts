@@ -1,6 +1,7 @@
 import { unitVector } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
-import { rankCandidates, type RankedCandidate, type RankOptions } from '../core/ranking.js';
+import { widenedFetch } from '../core/dedup.js';
+import type { RankedCandidate, RankOptions } from '../core/ranking.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import { decideKeywordTier, decideTier, type TierDecision, type TierPolicyInForce } from '../core/tier-policy.js';
 import { isMeaningfulVector } from '../core/vector.js';
@@ -10,6 +11,7 @@ import {
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
+import { rankInSlices } from './recall-dedup.js';
 import { hybridRanking } from './recall-hybrid.js';
 import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
@@ -35,7 +37,7 @@ const WIDEN = 4;
  * A floor under the first fetch, so small pages still leave eval weighting and dedup room to
  * reorder and thin the candidates. Kept small: an HNSW walk in PostgreSQL costs more the
  * larger k is (the JSON scan costs the same for any k). Widening happens only when the page
- * is short after dedup (docs/behavior.md "Recall" 2).
+ * is short after dedup, and stops at a fixed cap (core/dedup.ts, docs/behavior.md "Recall" 2).
  */
 const MIN_FETCH = 20;
 
@@ -52,7 +54,9 @@ export async function recall(
   opts: { readonly: boolean },
 ): Promise<RecallOutcome> {
   const started = deps.clock.now();
-  if (input.verify) assertCanVerify(deps, 'verify');
+  // A request that does not say whether to verify gets the server's default (SERVICE_RECALL_VERIFY).
+  const verify = input.verify ?? deps.config.recallVerify.enabled;
+  if (verify) assertCanVerify(deps, 'verify');
   const filter = filterOf(input);
   let vector: Float32Array | null = null;
   try {
@@ -73,7 +77,7 @@ export async function recall(
   const ids = page.map((c) => c.id);
   const decisions = new Map(page.map((c) => [c.id, decide(policy, input.task, c, mode)]));
   // Verdicts come before the bookkeeping: a match the LLM demotes to fresh is not a reuse.
-  const review = input.verify ? await reviewPage(deps, scope, input.task, page, decisions, policy.policy) : null;
+  const review = verify ? await reviewPage(deps, scope, input.task, page, decisions, policy.policy) : null;
   const decisionOf = (c: RankedCandidate) => review?.decisions.get(c.id) ?? decisions.get(c.id)!;
   const tierOf = (c: RankedCandidate) => decisionOf(c).tier;
   // Whole records for the page only; a POST recall reads them in the same step as it records
@@ -178,13 +182,14 @@ async function semanticRanking(
   const need = input.offset + input.limit;
   const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
   // No count() first: a search that returns fewer than k rows has seen the whole scope.
-  let k = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
-  for (;;) {
+  const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+  for (let k = first; ;) {
     const found = await deps.storage.patterns.candidates(scope, vector, k, filter, evalWindow);
-    const ranked = rankCandidates(found, ranking);
+    const ranked = await rankInSlices(found, ranking);
     // need + 1 survivors also answer has_more.
-    if (found.length < k || ranked.length > need) return ranked;
-    k *= WIDEN;
+    const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first, WIDEN);
+    if (wider === null) return ranked;
+    k = wider;
   }
 }
 
@@ -209,7 +214,7 @@ async function keywordRanking(
     const recent = await deps.storage.evals.recent(scope, found.map((c) => c.id), QUALITY_WINDOW);
     for (const c of found) c.recent_evals = recent.get(c.id) ?? [];
   }
-  return rankCandidates(found, ranking);
+  return rankInSlices(found, ranking);
 }
 
 function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseTier): RecallMatch {

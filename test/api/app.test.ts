@@ -95,20 +95,33 @@ describe('ids', () => {
 });
 
 describe('request logs', () => {
-  it('log method and path with the request id, never the query string (GET recall carries the task)', async () => {
+  async function logsOf(level: string, requestId: string): Promise<Record<string, unknown>[]> {
     const { startServer } = await import('./helpers.js');
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', json: true, destination: { write: (l: string) => lines.push(l) } });
+    const logger = createLogger({ level, json: true, destination: { write: (l: string) => lines.push(l) } });
     const t = await startServer({}, { logger });
     try {
-      await t.call('GET', '/v1/recall?task=email%20alice%40example.com', undefined, { 'x-request-id': 'req-log-1' });
+      await t.call('GET', '/v1/recall?task=email%20alice%40example.com', undefined, { 'x-request-id': requestId });
     } finally {
       await t.close();
     }
-    const entries = lines.map((l) => JSON.parse(l));
-    const incoming = entries.find((e) => e.msg === 'incoming request');
-    expect(incoming).toMatchObject({ reqId: 'req-log-1', req: { method: 'GET', url: '/v1/recall' } });
-    expect(entries.find((e) => e.msg === 'request completed')).toMatchObject({ reqId: 'req-log-1', res: { statusCode: 200 } });
     expect(lines.join('')).not.toContain('alice');
+    return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.reqId === requestId);
+  }
+
+  it('write one line per request at info: method, path (never the query string: GET recall carries the task), status, time', async () => {
+    const entries = await logsOf('info', 'req-log-1');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      level: 'info', msg: 'request completed', reqId: 'req-log-1',
+      req: { method: 'GET', url: '/v1/recall' }, res: { statusCode: 200 },
+    });
+    expect(typeof entries[0].responseTime).toBe('number');
+  });
+
+  it('add the incoming-request line at debug only', async () => {
+    const entries = await logsOf('debug', 'req-log-2');
+    expect(entries.map((e) => e.msg)).toEqual(['incoming request', 'request completed']);
+    expect(entries[0]).toMatchObject({ level: 'debug', req: { method: 'GET', url: '/v1/recall' } });
   });
 });

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { registeredRoutes } from '../../server/route-registry.js';
+import { z } from 'zod';
+import { registeredRoutes, type RegisteredRoute } from '../../server/route-registry.js';
 import { BAD_NUMBERS, BAD_TEXTS, deepNesting } from '../fixtures/bad-input/corpus.js';
 import { requirePostgres } from '../support/pg.js';
 import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
@@ -121,6 +122,30 @@ const BODY_ONLY_ROUTES = [
   'GET /v1/governance/retention', 'GET /v1/openapi.json', 'GET /v1/billing/status', 'POST /v1/billing/webhook',
 ];
 
+/**
+ * Cases read from the routes' own declarations (server/define-route.ts): every declared query
+ * field of a GET or DELETE route without a case written above gets the corpus too (numeric
+ * fields the numbers, the others the strings), so a new endpoint's query string is covered
+ * without an entry here. Body fields need a valid rest of the body, so they are written above.
+ */
+function declaredQueryCases(routes: readonly RegisteredRoute[]): { text: FieldCase[]; numbers: FieldCase[] } {
+  const written = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS].map((fc) => `${fc.route} ${fc.field}`));
+  const text: FieldCase[] = [];
+  const numbers: FieldCase[] = [];
+  for (const r of routes) {
+    const query = r.config.contract?.query;
+    if (!query || (r.method !== 'GET' && r.method !== 'DELETE') || r.url.includes(':')) continue;
+    const json = z.toJSONSchema(query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { type?: string }> };
+    for (const [field, property] of Object.entries(json.properties ?? {})) {
+      const route = `${r.method} ${r.url}`;
+      if (written.has(`${route} ${field}`)) continue;
+      const fc: FieldCase = { route, field, request: (v) => ({ method: r.method as 'GET', url: `${r.url}?${field}=${encodeAll(String(v))}` }) };
+      (property.type === 'number' || property.type === 'integer' ? numbers : text).push(fc);
+    }
+  }
+  return { text, numbers };
+}
+
 /** Why the answer breaks the rule, or null when it is a 2xx or a 4xx JSON error with a detail. */
 function serverFault(res: LightMyRequestResponse, what: string, llmRoute: boolean): string | null {
   // 501 is the spec's answer for a feature this server has not configured (no LLM, no billing).
@@ -143,8 +168,10 @@ const isLlm = (route: string) => /evaluate|compose|evolve/.test(route);
 for (const storage of ['json', 'postgres'] as const) {
   describe.skipIf(storage === 'postgres' && !hasPg)(`bad-input corpus on ${storage} storage`, () => {
     let h: Harness;
+    let declared: ReturnType<typeof declaredQueryCases>;
     beforeAll(async () => {
       h = storage === 'json' ? await jsonHarness() : await pgHarness(database);
+      declared = declaredQueryCases(registeredRoutes(h.server));
       // A pattern for skills register to tag.
       const seeded = await h.call('POST', '/v1/import', { records: [{ key: 'patterns/corpus0', task: 'seed task for tags', code: 'x', eval_score: 5 }] });
       expect(seeded.statusCode).toBe(200);
@@ -158,7 +185,7 @@ for (const storage of ['json', 'postgres'] as const) {
       const faults: string[] = [];
       const expected: { key: string; field: string; value: string; what: string }[] = [];
       let n = 1;
-      for (const fc of TEXT_FIELDS) {
+      for (const fc of [...TEXT_FIELDS, ...declared.text]) {
         if (fc.keysOnly && !h.keysEnabled) continue;
         for (const bad of BAD_TEXTS) {
           const caseNo = n++;
@@ -184,7 +211,7 @@ for (const storage of ['json', 'postgres'] as const) {
     it('every numeric field: out of range or wrong type is a 4xx, never a 5xx', async () => {
       const faults: string[] = [];
       let n = 5000;
-      for (const fc of NUMBER_FIELDS) {
+      for (const fc of [...NUMBER_FIELDS, ...declared.numbers]) {
         if (fc.keysOnly && !h.keysEnabled) continue;
         for (const bad of BAD_NUMBERS) {
           const req = fc.request(bad.value, n++);
@@ -217,9 +244,14 @@ for (const storage of ['json', 'postgres'] as const) {
       const t = storage === 'json' ? await startServer() : null;
       try {
         if (!t) return;
-        const covered = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS].map((f) => f.route).concat(BODY_ONLY_ROUTES));
+        const { text, numbers } = declaredQueryCases(registeredRoutes(t.server));
+        const covered = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS, ...text, ...numbers].map((f) => f.route).concat(BODY_ONLY_ROUTES));
         const missing = registeredRoutes(t.server).map((r) => `${r.method} ${r.url}`).filter((r) => !covered.has(r));
         expect(missing).toEqual([]);
+        // GET /v1/patterns has no case written here: its declared query fields are the ones used.
+        expect(text.filter((fc) => fc.route === 'GET /v1/patterns').map((fc) => fc.field).sort())
+          .toEqual(['classification', 'cursor', 'source', 'updated_after', 'updated_before']);
+        expect(numbers.filter((fc) => fc.route === 'GET /v1/patterns').map((fc) => fc.field).sort()).toEqual(['limit', 'max_score', 'min_score']);
       } finally {
         await t?.close();
       }

@@ -2,7 +2,7 @@
  * One server per storage for the hardening tests (issue 18): JSON in dev auth mode, and
  * PostgreSQL in DB auth mode with an owner key; both through buildServer + inject.
  */
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.js';
 import type { Env } from '../../src/config.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
@@ -14,6 +14,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Harness {
   storage: 'json' | 'postgres';
   app: App;
+  /** The server itself (its route registry holds every route's declaration). */
+  server: FastifyInstance;
   call(method: Method, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** Sends a raw (already serialised) JSON body. */
   raw(method: 'POST' | 'PUT', url: string, payload: string): Promise<LightMyRequestResponse>;
@@ -30,6 +32,7 @@ export async function jsonHarness(env: Env = {}, overrides: Partial<ServiceDeps>
   return {
     storage: 'json',
     app: t.app,
+    server: t.server,
     call: (method, url, body, headers) => t.call(method, url, body, headers),
     raw: (method, url, payload) => t.server.inject({ method, url, payload, headers: { 'content-type': 'application/json' } }),
     close: () => t.close(),
@@ -47,6 +50,7 @@ export async function pgHarness(
   return {
     storage: 'postgres',
     app: t.app,
+    server: t.server,
     call: (method, url, body, headers = {}) => t.call(method, url, body, { ...auth, ...headers }),
     raw: (method, url, payload) => t.server.inject({ method, url, payload, headers: { 'content-type': 'application/json', ...auth } }),
     close: () => t.close(),

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ERROR_STATUS, ErrorBody, type WireErrorCode } from '../../src/contracts/errors.js';
+import { ErrorBody } from '../../src/contracts/errors.js';
+import { errorRow, type WireErrorCode } from '../../src/core/error-table.js';
 import { StorageUnavailableError } from '../../src/core/errors.js';
 import type { Embedder } from '../../src/ports/embedder.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
@@ -28,7 +29,7 @@ async function start(...args: Parameters<typeof startServer>): Promise<TestServe
 function expectCode(res: { statusCode: number; json(): unknown }, code: WireErrorCode): Record<string, unknown> {
   const body = ErrorBody.parse(res.json());
   expect(body.code).toBe(code);
-  expect(res.statusCode).toBe(ERROR_STATUS[code]);
+  expect(res.statusCode).toBe(errorRow(code).status);
   return body;
 }
 

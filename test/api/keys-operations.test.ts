@@ -105,7 +105,7 @@ describe.skipIf(!hasPg)('secrets never reach the logs', () => {
     }
     const text = lines.join('');
     // The capture works: requests and the startup reminder were logged.
-    expect(text).toContain('incoming request');
+    expect(text).toContain('request completed');
     expect(text).toContain('SERVICE_BOOTSTRAP_TOKEN is set');
     // Security events are log lines too (auth failures, key creation and rotation).
     const auditKinds = lines.map((l) => JSON.parse(l) as { msg?: string; audit?: { kind: string } })

@@ -165,7 +165,7 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
   it('reports invalid arguments as a tool error with the field, not a crash', async () => {
     const editor = await as(A, 'editor');
     const invalid = errorOf(await call(editor, 'learn', { task: '   ', code: 'x', eval_score: 11 }));
-    expect(invalid).toMatchObject({ code: 'validation', status: 422 });
+    expect(invalid).toMatchObject({ code: 'validation_failed', status: 422 });
     expect(invalid.errors?.map((e) => e.path).sort()).toEqual(['eval_score', 'task']);
     // The server keeps serving the same client afterwards.
     expect((await call(editor, 'metrics', {})).isError).toBeFalsy();

@@ -1,6 +1,6 @@
 /**
- * Every registered route × every role, generated from the server's own route registry and
- * src/core/permissions.ts: a role holding the route's permission is let through (whatever the
+ * Every registered route × every role, generated from the server's own route registry (each
+ * route's declaration, server/define-route.ts) and src/core/permissions.ts: a role holding the route's permission is let through (whatever the
  * route then answers), a role lacking it gets 403 naming the permission. A new route is
  * covered without editing this file.
  */
@@ -49,6 +49,7 @@ describe.skipIf(!hasPg)('permission matrix (routes × roles)', () => {
       expect(names).toContain(expected);
     }
     for (const route of routes) {
+      expect(route.config.contract, `${name(route)} is declared with defineRoute`).toMatchObject({ method: route.method, url: route.url });
       if (route.config.public) {
         expect(PUBLIC_ROUTES.has(name(route)), `${name(route)} is public`).toBe(true);
         continue;
@@ -66,7 +67,8 @@ describe.skipIf(!hasPg)('permission matrix (routes × roles)', () => {
         // A project per route and role: whatever an allowed call does (delete a scope, revoke
         // keys) cannot disturb the next call.
         const key = await provisionKey(t.keyStore, { tenant_id: 'matrix', project_id: `r${i}-${role}`, role });
-        const withBody = !['GET', 'DELETE'].includes(route.method);
+        // The route's own declaration says whether it takes a body.
+        const withBody = route.config.contract?.body !== undefined;
         const res = await t.call(route.method as 'GET', concretePath(route.url), withBody ? {} : undefined, bearer(key.secret));
         const label = `${role} → ${name(route)} (${permission}): ${res.statusCode} ${res.body.slice(0, 200)}`;
         expect(res.statusCode, label).not.toBe(401);

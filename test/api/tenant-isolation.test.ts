@@ -108,6 +108,12 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     'POST /v1/aging': async () => {
       expect((await json('POST', '/v1/aging')).body).toMatchObject({ remaining: 1 });
     },
+    'GET /v1/patterns': async () => {
+      const res = await json('GET', '/v1/patterns?limit=100');
+      expect(res.status).toBe(200);
+      expect(res.body.patterns.length).toBeGreaterThan(0);
+      noAKeysIn(res.body);
+    },
     'GET /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
     },

@@ -52,6 +52,24 @@ describe('patterns, metrics, skills', () => {
     expect(table.stdout).toMatch(/^metric\s+value\nruns\s+1\n/);
   });
 
+  it('patterns list pages newest first with --cursor, filters, and prints the next command in a table', async () => {
+    const second = await cli(['learn', '--task', 'rotate the log files every week', '--code', 'rotate()', '--eval-score', '6']);
+    const secondKey = (JSON.parse(second.stdout) as { pattern_key: string }).pattern_key;
+    const first = JSON.parse((await cli(['patterns', 'list', '--limit', '1'])).stdout) as { patterns: { key: string }[]; next_cursor: string };
+    expect(first.patterns.map((p) => p.key)).toEqual([secondKey]);
+    const next = JSON.parse((await cli(['patterns', 'list', '--limit', '1', '--cursor', first.next_cursor])).stdout);
+    expect(next).toMatchObject({ patterns: [{ key, task: 'parse a CSV file into records', success_score: 8, source: 'cli' }], next_cursor: null });
+    const good = JSON.parse((await cli(['patterns', 'list', '--min-score', '7'])).stdout) as { patterns: { key: string }[] };
+    expect(good.patterns.map((p) => p.key)).toEqual([key]);
+    const table = await cli(['patterns', 'list', '--limit', '1', '--format', 'table']);
+    expect(table.stdout).toMatch(/^key\s+success\s+reused\s+updated\s+task\n/);
+    expect(table.stdout).toContain(`more: service patterns list --cursor ${first.next_cursor}`);
+    const bad = await cli(['patterns', 'list', '--cursor', 'garbage']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --cursor: must be the next_cursor of a previous page');
+    expect((await cli(['patterns', 'delete', secondKey, '--yes'])).code).toBe(0);
+  });
+
   it('the recall table shows the score it is ordered by, the similarity and the tier', async () => {
     const res = await runCliInTty(['recall', 'parse a CSV file into records', '--readonly', '--url', server.url], { env: { NO_COLOR: '1' } });
     expect(res.code).toBe(0);

@@ -94,11 +94,11 @@ describe('service mcp (stdio)', () => {
     const { client } = await startMcp({ args: ['--url', server.url, '--api-key', KEY] });
     const invalid = await call(client, 'recall', { task: 'anything', limit: 0 });
     expect(invalid.isError).toBe(true);
-    expect(invalid._meta?.error).toMatchObject({ code: 'validation', status: 422, errors: [{ path: 'limit' }] });
-    expect(text(invalid)).toMatch(/^error \(validation, HTTP 422\): .*limit/);
+    expect(invalid._meta?.error).toMatchObject({ code: 'validation_failed', status: 422, errors: [{ path: 'limit' }] });
+    expect(text(invalid)).toMatch(/^error \(validation_failed, HTTP 422\): .*limit/);
 
     const badFlag = await call(client, 'recall', { task: 'anything', mark_reused: 'yes' });
-    expect(badFlag._meta?.error).toMatchObject({ code: 'validation', errors: [{ path: 'mark_reused' }] });
+    expect(badFlag._meta?.error).toMatchObject({ code: 'validation_failed', errors: [{ path: 'mark_reused' }] });
     expect((await call(client, 'no_such_tool', {}))._meta?.error).toMatchObject({ code: 'not_found' });
     // Still serving after the failures.
     expect((await call(client, 'metrics', {})).isError).toBeFalsy();

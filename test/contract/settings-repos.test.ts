@@ -91,10 +91,10 @@ function runSettingsContract(name: string, open: () => Promise<Opened>): void {
       opened = await open();
       const { storage } = opened;
       for (const days of [0, 36501, 2.5, Number.NaN]) {
-        await expect(storage.projects.setProjectRetention(A, days, NOW.toISOString())).rejects.toMatchObject({ code: 'validation' });
-        await expect(storage.projects.setTenantRetention('acme', days, NOW.toISOString())).rejects.toMatchObject({ code: 'validation' });
+        await expect(storage.projects.setProjectRetention(A, days, NOW.toISOString())).rejects.toMatchObject({ code: 'validation_failed' });
+        await expect(storage.projects.setTenantRetention('acme', days, NOW.toISOString())).rejects.toMatchObject({ code: 'validation_failed' });
       }
-      await expect(storage.projects.setTenantRetention('../etc', 5, NOW.toISOString())).rejects.toMatchObject({ code: 'validation' });
+      await expect(storage.projects.setTenantRetention('../etc', 5, NOW.toISOString())).rejects.toMatchObject({ code: 'validation_failed' });
       expect(await storage.projects.getRetention(A)).toEqual({ project_days: null, tenant_days: null });
     });
   });

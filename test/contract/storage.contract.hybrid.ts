@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { bm25OfText, distinctTerms, selectiveTerms, termsOf } from '../../src/core/bm25.js';
 import { dot, unitVector, type HybridCandidateSet } from '../../src/core/hybrid.js';
 import type { Storage } from '../../src/ports/storage.js';
+import { rankCandidates } from '../../src/core/ranking.js';
 import { rescore } from '../../src/services/recall-hybrid.js';
 import { DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
@@ -74,7 +75,7 @@ export function hybridContract(current: () => Storage): void {
       expect(new Set(union.candidates.map((c) => c.id))).toEqual(expectedIds);
 
       // The order a recall of this fixed corpus gives, identical on both storages.
-      const ranked = rescore(union, query.task, query.vector, terms, 0.7, RANKING).map((c) => c.id);
+      const ranked = rankCandidates(rescore(union, query.task, query.vector, terms, 0.7), RANKING).map((c) => c.id);
       expect(ranked).toEqual(expectedOrder(union, query.task, query.vector, terms));
       expect(ranked).toEqual(['p00000014', 'p00000015', 'p00000023', 'p00000024', 'p00000004', 'p00000002']);
     });
@@ -98,5 +99,5 @@ export function hybridContract(current: () => Storage): void {
 
 /** The reference order: blend by hand (core functions), highest first, ties by id. */
 function expectedOrder(set: HybridCandidateSet, task: string, unit: Float32Array, terms: string[]): string[] {
-  return rescore({ ...set, candidates: [...set.candidates].reverse() }, task, unit, terms, 0.7, RANKING).map((c) => c.id);
+  return rankCandidates(rescore({ ...set, candidates: [...set.candidates].reverse() }, task, unit, terms, 0.7), RANKING).map((c) => c.id);
 }

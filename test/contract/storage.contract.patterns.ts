@@ -279,6 +279,49 @@ export function patternContract(current: () => Storage): void {
     });
   });
 
+  describe('patterns: list (keyset pages, newest update first)', () => {
+    const all = async (scope: Scope, limit: number, filter?: Parameters<Storage['patterns']['list']>[1]['filter']) => {
+      const pages: string[][] = [];
+      let after: { updated_at: string; id: string } | null = null;
+      for (;;) {
+        const page = await storage.patterns.list(scope, { limit, after, filter });
+        if (page.length === 0) return pages;
+        pages.push(ids(page));
+        const last = page[page.length - 1];
+        after = { updated_at: last.updated_at, id: last.id };
+      }
+    };
+
+    it('orders by updated_at descending, ties by id descending, and resumes strictly after the cursor', async () => {
+      // 1..5 updated at 10..50 s; 6 and 7 share 30 s with 3 (ties broken by id).
+      for (const n of [1, 2, 3, 4, 5]) await storage.patterns.insert(SCOPE_A, makePattern(n, { updated_at: at(n * 10) }), vec(1, n));
+      for (const n of [6, 7]) await storage.patterns.insert(SCOPE_A, makePattern(n, { updated_at: at(30) }), vec(1, n));
+      await storage.patterns.insert(SCOPE_B, makePattern(8, { updated_at: at(99) }), vec(1));
+      const order = [pid(5), pid(4), pid(7), pid(6), pid(3), pid(2), pid(1)];
+      expect(ids(await storage.patterns.list(SCOPE_A, { limit: 100, after: null }))).toEqual(order);
+      expect(await all(SCOPE_A, 2)).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4, 6), order.slice(6)]);
+      // A cursor inside a tie resumes with the rest of the tie.
+      expect(ids(await storage.patterns.list(SCOPE_A, { limit: 2, after: { updated_at: at(30), id: pid(7) } }))).toEqual([pid(6), pid(3)]);
+      // A pattern updated after the listing started moves to the front; the pages after the cursor are unaffected.
+      await storage.patterns.recordReuse(SCOPE_A, [pid(1)], 0.5, at(1000));
+      expect(ids(await storage.patterns.list(SCOPE_A, { limit: 10, after: { updated_at: at(30), id: pid(3) } }))).toEqual([pid(2)]);
+      expect(await storage.patterns.list(SCOPE_C, { limit: 5, after: null })).toEqual([]);
+    });
+
+    it('applies the filter inside the listing: classification, source, score and update-time bounds', async () => {
+      await storage.patterns.insert(SCOPE_A, makePattern(1, { success_score: 2, classification: 'public', updated_at: at(10) }), vec(1));
+      await storage.patterns.insert(SCOPE_A, makePattern(2, { success_score: 6, source: 'cli', updated_at: at(20) }), vec(1));
+      await storage.patterns.insert(SCOPE_A, makePattern(3, { success_score: 9, updated_at: at(30) }), vec(1));
+      await storage.patterns.insert(SCOPE_A, makePattern(4, { success_score: 6, updated_at: at(40) }), vec(1));
+      const list = async (filter: Parameters<Storage['patterns']['list']>[1]['filter']) => (await all(SCOPE_A, 1, filter)).flat();
+      expect(await list({ classification: 'public' })).toEqual([pid(1)]);
+      expect(await list({ source: 'cli' })).toEqual([pid(2)]);
+      expect(await list({ min_score: 6, max_score: 6 })).toEqual([pid(4), pid(2)]);
+      expect(await list({ updated_after: at(10), updated_before: at(40) })).toEqual([pid(3), pid(2)]);
+      expect(await list({ max_score: 1 })).toEqual([]);
+    });
+  });
+
   describe('patterns: iterate, recordReuse, listScopes', () => {
     it('iterates every pattern ordered by id, across pages, with filters', async () => {
       const order = Array.from({ length: 260 }, (_, i) => (i * 97) % 260); // shuffled insert order

@@ -43,7 +43,8 @@ async function writeScratchProject(dir: string, tarball: string): Promise<void> 
     },
   };
   for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path.startsWith('node_modules/') && !entry.dev) packages[path] = entry;
+    // Workspace links (packages/client) are this repository's folders, not the package's dependencies.
+    if (path.startsWith('node_modules/') && !entry.dev && !entry.link) packages[path] = entry;
   }
   await writeFile(join(dir, 'package-lock.json'), JSON.stringify({ name: 'scratch', lockfileVersion: 3, requires: true, packages }));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module', dependencies: { 'agent-memory-service': `file:${tarball}` } }));

@@ -1,19 +1,22 @@
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { ClientEnv } from '../../src/config.js';
 import type { Io } from '../../commands/shared/context.js';
 
 export interface FakeStream {
   text: string;
   isTTY: boolean;
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
 }
 
 function stream(isTTY: boolean): FakeStream {
+  // Bytes (an export streamed to stdout) are decoded across chunks, as a terminal would.
+  const decoder = new StringDecoder('utf8');
   return {
     text: '',
     isTTY,
-    write(chunk: string) {
-      this.text += chunk;
+    write(chunk: string | Uint8Array) {
+      this.text += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk));
       return true;
     },
   };

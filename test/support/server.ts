@@ -9,6 +9,8 @@ export interface ServerOptions {
   env?: Record<string, string | undefined>;
   /** Extra `serve` flags. */
   args?: string[];
+  /** A command that runs the server, e.g. `['unshare', '--fork', '--pid', '--mount-proc']`. */
+  wrap?: string[];
 }
 
 export interface Exit {
@@ -40,7 +42,8 @@ const LISTENING = /^listening on (http:\/\/\S+:(\d+))$/m;
  * address. Rejects with the child's stderr if it exits first (config error, locked path…).
  */
 export function startServer(opts: ServerOptions): Promise<ServerHandle> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...(opts.args ?? [])], {
+  const command = [...(opts.wrap ?? []), process.execPath, BIN, 'serve', '--port', '0', ...(opts.args ?? [])];
+  const child = spawn(command[0], command.slice(1), {
     env: childEnv({ SERVICE_DATA_PATH: opts.dataPath, ...opts.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -42,7 +42,10 @@ describe('layer rule', () => {
     ]) {
       expect(await lint(text), text).toEqual([expect.stringContaining('commands use the public client: import from src/client/index.js')]);
     }
-    // The rule is about commands: the client's own files and the MCP layer keep their direct imports.
+    // The server (its in-process MCP transport) is held to the same entry.
+    expect(await lint("export { apiErrorFor } from '../../src/client/api-errors.js';\n", 'server/mcp/probe.ts'))
+      .toEqual([expect.stringContaining('import from src/client/index.js')]);
+    // The rule is about commands and the server: the client's own files and the MCP layer keep their direct imports.
     expect(await lint("export { JobsClient } from './jobs.js';\n", 'src/client/probe.ts')).toEqual([]);
     expect(await lint("export { LlmClient } from '../client/llm.js';\n", 'src/mcp/probe.ts')).toEqual([]);
   });

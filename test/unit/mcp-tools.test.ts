@@ -18,17 +18,17 @@ describe('MCP tool definitions', () => {
 describe('tool failures', () => {
   it('keeps the code a body names (quota) and the Retry-After of a rate limit', () => {
     const quota = new ApiError(429, 'patterns quota exceeded', { error: 'quota_exceeded', detail: 'patterns quota exceeded' }, 'req-1', null);
-    expect(toolFailureOf(quota)).toEqual({ code: 'quota_exceeded', status: 429, detail: 'patterns quota exceeded', request_id: 'req-1' });
+    expect(toolFailureOf(quota)).toEqual({ code: 'quota_exceeded', retryable: false, status: 429, detail: 'patterns quota exceeded', request_id: 'req-1' });
     const limited = toolFailureOf(new ApiError(429, 'rate limit exceeded', { detail: 'rate limit exceeded' }, null, 60))!;
-    expect(limited).toMatchObject({ code: 'rate_limited', retry_after_seconds: 60 });
+    expect(limited).toMatchObject({ code: 'rate_limited', retryable: true, retry_after_seconds: 60 });
     expect(renderFailure(limited)).toBe('error (rate_limited, HTTP 429): rate limit exceeded\nretry after 60 s');
   });
 
   it('maps statuses through the error table and lists field errors', () => {
     const invalid = new ApiError(422, 'invalid body: task: must not be blank', { detail: 'x', errors: [{ path: 'task', message: 'must not be blank' }] }, null);
-    expect(renderFailure(toolFailureOf(invalid)!)).toBe('error (validation, HTTP 422): invalid body: task: must not be blank\n- task: must not be blank');
+    expect(renderFailure(toolFailureOf(invalid)!)).toBe('error (validation_failed, HTTP 422): invalid body: task: must not be blank\n- task: must not be blank');
     expect(toolFailureOf(new ApiError(501, 'no LLM', { detail: 'no LLM' }, null))?.code).toBe('llm_not_configured');
-    expect(toolFailureOf(new TransportError('http://x', 'cannot reach', 'ECONNREFUSED'))).toEqual({ code: 'unreachable', status: null, detail: 'cannot reach' });
+    expect(toolFailureOf(new TransportError('http://x', 'cannot reach', 'ECONNREFUSED'))).toEqual({ code: 'unreachable', retryable: true, status: null, detail: 'cannot reach' });
     expect(toolFailureOf(new Error('bug'))).toBeNull();
   });
 });

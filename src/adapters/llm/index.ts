@@ -6,7 +6,7 @@ import { createAnthropicClient } from './anthropic.js';
 import { createOpenAiClient } from './openai.js';
 import type { ProviderClient } from './provider.js';
 import { createResilientLlm, type RetryPolicy } from './resilient.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../semaphore.js';
 
 export interface CreateLlmOptions {
   instruments: Instruments;

@@ -1,9 +1,10 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { LlmUnavailableError } from '../../core/errors.js';
 import type { Llm, LlmCompletion, LlmRequest } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
 import { noopTracer, type Tracer } from '../../ports/tracing.js';
 import { ProviderCallError, type ProviderClient } from './provider.js';
-import type { Semaphore } from './semaphore.js';
+import type { Semaphore } from '../semaphore.js';
 
 /**
  * The service's single LLM retry policy (the SDKs' own retries are off): every attempt holds
@@ -53,11 +54,9 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
   return Math.max(jittered, retryAfterMs ?? 0);
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function createResilientLlm(inner: ProviderClient, opts: ResilientOptions): Llm {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.policy };
-  const sleep = opts.sleep ?? realSleep;
+  const sleep = opts.sleep ?? ((ms: number) => wait(ms));
   const random = opts.random ?? Math.random;
   const { provider, model } = inner;
   const tracer = opts.tracer ?? noopTracer;

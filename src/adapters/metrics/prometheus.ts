@@ -8,6 +8,11 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const SLOW_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const FAST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
+interface RequestSeries {
+  count: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
 /**
  * Every metric of docs/behavior.md "Metrics exposed", in a registry of its own (not prom-client's
  * global one) so several apps in one process (tests) never collide. Services feed it through
@@ -37,6 +42,7 @@ export class PrometheusMetrics implements Metrics {
     buckets: REQUEST_BUCKETS,
     registers: [this.registry],
   });
+  private readonly seriesByMethod = new Map<string, Map<string, Map<number, RequestSeries>>>();
   private readonly recallHits = new Counter({
     name: 'service_recall_hits_total',
     help: 'Recalls that returned a reusable (duplicate or adapt) match',
@@ -128,9 +134,28 @@ export class PrometheusMetrics implements Metrics {
 
   /** One finished HTTP request; `path` is the route pattern, never the raw URL (bounded labels). */
   request(method: string, path: string, statusCode: number, seconds: number): void {
-    const labels = { method, path, status_code: String(statusCode) };
-    this.requests.inc(labels);
-    this.requestDuration.observe(labels, seconds);
+    const series = this.requestSeries(method, path, statusCode);
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
+  /**
+   * The counter and histogram children of one (method, route, status), made once and then
+   * found by three map lookups: prom-client would otherwise build and hash a label object on
+   * every request. The label sets are bounded (route patterns, never raw URLs).
+   */
+  private requestSeries(method: string, path: string, statusCode: number): RequestSeries {
+    let byPath = this.seriesByMethod.get(method);
+    if (!byPath) this.seriesByMethod.set(method, (byPath = new Map()));
+    let byStatus = byPath.get(path);
+    if (!byStatus) byPath.set(path, (byStatus = new Map()));
+    let series = byStatus.get(statusCode);
+    if (!series) {
+      const labels = { method, path, status_code: String(statusCode) };
+      series = { count: this.requests.labels(labels), duration: this.requestDuration.labels(labels) };
+      byStatus.set(statusCode, series);
+    }
+    return series;
   }
 
   setGauges(values: GaugeValues): void {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../ports/observability.js';
 import { deferUntilConnected } from './deferred.js';
@@ -36,7 +37,7 @@ export async function openWhenReachable<T extends { close(): Promise<void> }>(op
       } catch (err) {
         if (!retryable(err) || Date.now() + delay > deadline) throw err;
         opts.logger.warn({ what: opts.what }, `${opts.what} not reachable yet: ${(err as Error).message}; waiting (SERVICE_DB_WAIT_SECONDS)`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await sleep(delay);
         delay = Math.min(delay * 2, 5000);
       }
     }

@@ -97,6 +97,59 @@ function kernelBytes(): Uint8Array {
     END,
     END,
   ];
+  return moduleBytes(body);
+}
+
+const I32X4_ADD = simd(0xae);
+const I32X4_DOT_I16X8_S = simd(0xba);
+const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
+const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
+const i32x4Lane = (lane: number) => [...simd(0x1b), lane];
+const I32_STORE = [0x36, 2, 0];
+
+/**
+ * The int8 twin: rows of signed bytes (strideBytes a positive multiple of 16), writing the i32
+ * dot product of each row with the int8 query. 16 bytes per step: both halves widened to
+ * i16x8, multiplied and pairwise added into i32x4 (i32x4.dot_i16x8_s), in two accumulators.
+ * A quarter of the float kernel's memory traffic, which is what bounds the scan.
+ */
+function int8KernelBytes(): Uint8Array {
+  const half = (extend: number[], acc: number) => [
+    ...get(acc),
+    ...get(1), ...v128Load(0), ...extend, ...get(6), ...v128Load(0), ...extend, ...I32X4_DOT_I16X8_S,
+    ...I32X4_ADD, ...set(acc),
+  ];
+  const body = [
+    ...BLOCK,
+    ...get(2), I32_EQZ, ...brIf(0),
+    ...LOOP,
+    ...v128Zero, ...set(7), ...v128Zero, ...set(8),
+    ...get(0), ...set(6),
+    ...get(1), ...get(3), I32_ADD, ...set(5),
+    ...LOOP,
+    ...half(I16X8_EXTEND_LOW_I8X16_S, 7),
+    ...half(I16X8_EXTEND_HIGH_I8X16_S, 8),
+    ...get(6), ...i32const(16), I32_ADD, ...set(6),
+    ...get(1), ...i32const(16), I32_ADD, ...tee(1),
+    ...get(5), I32_LT_U, ...brIf(0),
+    END,
+    ...get(4),
+    ...get(7), ...get(8), ...I32X4_ADD, ...tee(7), ...i32x4Lane(0),
+    ...get(7), ...i32x4Lane(1), I32_ADD,
+    ...get(7), ...i32x4Lane(2), I32_ADD,
+    ...get(7), ...i32x4Lane(3), I32_ADD,
+    ...I32_STORE,
+    ...get(4), ...i32const(4), I32_ADD, ...set(4),
+    ...get(2), ...i32const(1), I32_SUB, ...tee(2),
+    ...brIf(0),
+    END,
+    END,
+    END,
+  ];
+  return moduleBytes(body);
+}
+
+function moduleBytes(body: number[]): Uint8Array {
   const func = [2, 2, I32, 2, V128, ...body];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
@@ -108,14 +161,14 @@ function kernelBytes(): Uint8Array {
   ]);
 }
 
-let compiled: object | null | undefined;
+const compiled = new Map<() => Uint8Array, object | null>();
 
-function simdModule(): object | null {
-  if (compiled === undefined) {
-    const bytes = kernelBytes();
-    compiled = wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+function simdModule(build: () => Uint8Array = kernelBytes): object | null {
+  if (!compiled.has(build)) {
+    const bytes = build();
+    compiled.set(build, wasm.validate(bytes) ? new wasm.Module(bytes) : null);
   }
-  return compiled;
+  return compiled.get(build) ?? null;
 }
 
 function jsDots(memory: WasmMemory): DotsFn {
@@ -142,6 +195,28 @@ function jsDots(memory: WasmMemory): DotsFn {
 export function createDots(memory: WasmMemory, preferJs = false): DotsFn {
   const mod = preferJs ? null : simdModule();
   if (!mod) return jsDots(memory);
+  const instance = new wasm.Instance(mod, { env: { mem: memory } });
+  return instance.exports.dots as DotsFn;
+}
+
+export const INT8_STRIDE_ALIGN_BYTES = 16;
+
+function jsInt8Dots(memory: WasmMemory): DotsFn {
+  return (q, m, n, strideBytes, out) => {
+    const b = new Int8Array(memory.buffer);
+    const o = new Int32Array(memory.buffer);
+    for (let r = 0, base = m, at = out >>> 2; r < n; r++, base += strideBytes, at++) {
+      let s = 0;
+      for (let j = 0; j < strideBytes; j++) s += b[base + j] * b[q + j];
+      o[at] = s;
+    }
+  };
+}
+
+/** The int8 kernel bound to `memory` (same contract, i8 rows, i32 results): SIMD when available, else JS. */
+export function createInt8Dots(memory: WasmMemory, preferJs = false): DotsFn {
+  const mod = preferJs ? null : simdModule(int8KernelBytes);
+  if (!mod) return jsInt8Dots(memory);
   const instance = new wasm.Instance(mod, { env: { mem: memory } });
   return instance.exports.dots as DotsFn;
 }

@@ -15,11 +15,19 @@ function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {
   if (f.classifications !== undefined && !f.classifications.includes(p.classification)) return false;
   if (f.source !== undefined && p.source !== f.source) return false;
   if (f.min_score !== undefined && !(p.success_score >= f.min_score)) return false;
+  if (f.max_score !== undefined && !(p.success_score <= f.max_score)) return false;
+  if (f.updated_after !== undefined && !(Date.parse(p.updated_at) > Date.parse(f.updated_after))) return false;
+  if (f.updated_before !== undefined && !(Date.parse(p.updated_at) < Date.parse(f.updated_before))) return false;
   return true;
 }
 
 function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
-  return !!f && (f.classification !== undefined || f.classifications !== undefined || f.source !== undefined || f.min_score !== undefined);
+  return !!f && Object.values(f).some((v) => v !== undefined);
+}
+
+/** Newest updated_at first, then higher id first: the order of `list` (instants compared, not strings). */
+function newestFirst(a: { updated_at: string; id: string }, b: { updated_at: string; id: string }): number {
+  return Date.parse(b.updated_at) - Date.parse(a.updated_at) || compare(b.id, a.id);
 }
 
 /** A vector of another length than the scope's index is another embedding model: refused until reindex. */
@@ -234,6 +242,16 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         if (view) out.set(id, Float32Array.from(view));
       }
       return out;
+    },
+
+    async list(scope, { limit, after, filter }) {
+      const patterns = registry.forRead(scope)?.state.patterns;
+      if (!patterns) return [];
+      const page: PatternRecord[] = [];
+      for (const rec of patterns.values()) {
+        if (matches(rec, filter) && (after === null || newestFirst(after, rec) < 0)) page.push(rec);
+      }
+      return page.sort(newestFirst).slice(0, limit).map((rec) => ({ ...rec }));
     },
 
     async *iterate(scope, filter) {

@@ -1,3 +1,4 @@
+import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
 import { KeywordIndex } from './keyword-index.js';
@@ -5,12 +6,8 @@ import { encodeVector } from './vector-codec.js';
 import { VectorIndex } from './vector-index.js';
 import { VectorMean } from './vector-mean.js';
 
-/** The port's rolling window of ROI events per scope. */
-export const ROI_EVENTS_KEPT = 10_000;
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;
-/** learn runs with an eval_score at or above this count as successes (docs/behavior.md "Metrics"). */
-export const SUCCESS_EVAL_SCORE = 5;
 
 interface EvalObservation {
   score: number;
@@ -38,7 +35,7 @@ export class ScopeState {
   metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
   /** Oldest first per pattern. */
   private readonly evals = new Map<string, EvalObservation[]>();
-  /** Append order; trimmed lazily to ROI_EVENTS_KEPT so appends stay O(1) amortised. */
+  /** Append order; trimmed lazily to ROI_EVENTS_PER_SCOPE so appends stay O(1) amortised. */
   private roi: RoiEvent[] = [];
 
   constructor(preferJsKernel = false) {
@@ -120,7 +117,7 @@ export class ScopeState {
         return;
       case 'roi':
         this.roi.push({ ...op.e });
-        if (this.roi.length >= ROI_EVENTS_KEPT + ROI_EVENTS_KEPT / 10) this.roi = this.roi.slice(-ROI_EVENTS_KEPT);
+        if (this.roi.length >= ROI_EVENTS_PER_SCOPE + ROI_EVENTS_PER_SCOPE / 10) this.roi = this.roi.slice(-ROI_EVENTS_PER_SCOPE);
         return;
       case 'batch':
         // Each inner op carries its own encoded vector, live and on replay alike.
@@ -170,7 +167,7 @@ export class ScopeState {
   /** ROI events newest first, at or after `sinceMs`, at most `limit`. */
   roiEvents(sinceMs: number | undefined, limit: number): RoiEvent[] {
     const out: RoiEvent[] = [];
-    const floor = Math.max(0, this.roi.length - ROI_EVENTS_KEPT);
+    const floor = Math.max(0, this.roi.length - ROI_EVENTS_PER_SCOPE);
     for (let i = this.roi.length - 1; i >= floor && out.length < limit; i--) {
       const e = this.roi[i];
       if (sinceMs !== undefined && !(Date.parse(e.at) >= sinceMs)) continue;
@@ -197,7 +194,7 @@ export class ScopeState {
     for (const c of this.feedback.values()) yield line({ t: 'f', c });
     for (const [id, k] of this.skills) yield line({ t: 'k', id, k });
     yield line({ t: 'm', ...this.metrics });
-    for (const e of this.roi.slice(-ROI_EVENTS_KEPT)) yield line({ t: 'a', e });
+    for (const e of this.roi.slice(-ROI_EVENTS_PER_SCOPE)) yield line({ t: 'a', e });
     yield `${JSON.stringify({ t: 'end', lines: count + 1 } satisfies SnapshotLine)}\n`;
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { AppendLog } from './append-log.js';
 import { atomicWriteFile, ensureDirDurable, removeStaleTemps, scanLines } from './fs-durable.js';
@@ -217,7 +218,7 @@ export class ScopeStore {
       } catch (err) {
         // Reading may fail under the same fault; until it succeeds writers keep waiting.
         if (attempt >= RELOAD_ATTEMPTS) throw err;
-        await new Promise((resolve) => setTimeout(resolve, RELOAD_RETRY_MS));
+        await sleep(RELOAD_RETRY_MS);
       }
     }
   }

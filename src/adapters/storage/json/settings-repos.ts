@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../../../core/errors.js';
 import { isValidRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../core/retention.js';
-import { ROLLUP_WINDOWS, type AnalyticsRollup, type RollupWindow } from '../../../core/roi.js';
+import type { RollupResponse } from '../../../contracts/analytics.js';
+import { ROLLUP_WINDOWS, type RollupWindow } from '../../../core/roi.js';
 import type { Scope } from '../../../core/types.js';
 import type { ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
 import { atomicWriteFile, ensureDirDurable } from './fs-durable.js';
@@ -24,7 +25,7 @@ export const TENANT_FILE = 'tenant.json';
 
 interface RollupsDoc {
   version: 1;
-  rollups: Partial<Record<RollupWindow, AnalyticsRollup>>;
+  rollups: Partial<Record<RollupWindow, RollupResponse>>;
 }
 
 interface SettingsDoc {

@@ -1,8 +1,18 @@
 import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
+import { Int8Rows } from './int8-rows.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
 const INITIAL_ROWS = 256;
+/**
+ * Candidates re-scored exactly per search: this many times k, and at least RESCORE_MIN. With
+ * int8 rows the true top 10 was always among the first 64 candidates on the benchmark's
+ * 10k and 100k stores (test/unit/vector-index-int8.test.ts checks recall@10 on clustered data).
+ */
+const RESCORE_FACTOR = 4;
+const RESCORE_MIN = 64;
+/** Below this many rows the float scan is cheap enough, and is exact by construction. */
+const EXACT_SCAN_MAX_ROWS = 2048;
 
 export interface IndexHit<T> {
   id: string;
@@ -13,7 +23,10 @@ export interface IndexHit<T> {
 /**
  * In-memory brute-force index of unit vectors, one scope each. Rows live contiguously in a
  * WebAssembly memory laid out as [query | rows × stride | scores scratch], so one kernel call
- * scores every row without allocating. Deleting moves the last row into the hole, keeping the
+ * scores every row without allocating. Past EXACT_SCAN_MAX_ROWS a search scans an int8 copy
+ * of the rows instead (Int8Rows: a quarter of the bytes, the scan being bound by memory
+ * traffic) and re-scores its best candidates exactly from the float rows, so every returned
+ * score is the exact cosine the float scan would give. Deleting moves the last row into the hole, keeping the
  * matrix dense. `T` is the item the filter looks at (the pattern record), kept per row so the
  * filter runs inside the scan without a map lookup.
  */
@@ -29,8 +42,11 @@ export class VectorIndex<T> {
   private readonly rowIds: string[] = [];
   private readonly rowItems: T[] = [];
   private readonly rowOf = new Map<string, number>();
+  private readonly int8: Int8Rows;
 
-  constructor(private readonly preferJsKernel = false) {}
+  constructor(private readonly preferJsKernel = false) {
+    this.int8 = new Int8Rows(preferJsKernel);
+  }
 
   get dimension(): number {
     return this.size === 0 ? 0 : this.dim;
@@ -50,6 +66,7 @@ export class VectorIndex<T> {
     const f = this.floats!;
     f.set(unit, at);
     f.fill(0, at + unit.length, at + this.strideFloats);
+    this.int8.set(this.rowOf.get(id)!, unit);
   }
 
   /**
@@ -63,6 +80,7 @@ export class VectorIndex<T> {
     const at = this.rowFor(id, item, dim);
     Buffer.from(this.memory!.buffer, at * 4, bytes).write(base64, 'base64');
     this.floats!.fill(0, at + dim, at + this.strideFloats);
+    this.int8.set(this.rowOf.get(id)!, this.floats!.subarray(at, at + dim));
   }
 
   /** The float offset of the row of `id`, added when new (reshaping on a new dimension). */
@@ -101,6 +119,7 @@ export class VectorIndex<T> {
       const f = this.floats!;
       const base = this.matrixOffsetFloats();
       f.copyWithin(base + row * this.strideFloats, base + last * this.strideFloats, base + (last + 1) * this.strideFloats);
+      this.int8.move(last, row);
       const movedId = this.rowIds[last];
       this.rowIds[row] = movedId;
       this.rowItems[row] = this.rowItems[last];
@@ -118,20 +137,60 @@ export class VectorIndex<T> {
    */
   search(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
     if (this.size === 0 || k <= 0) return [];
-    if (unit.length !== this.dim) {
-      throw new Error(`query vector has ${unit.length} dimensions but the stored vectors have ${this.dim}; run \`service reindex\``);
-    }
+    this.checkDimension(unit);
     const f = this.floats!;
     f.set(unit, 0);
     f.fill(0, unit.length, this.strideFloats);
     const matrixBytes = this.matrixOffsetFloats() * 4;
     const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
-    this.dots!(0, matrixBytes, this.size, this.strideFloats * 4, scoresFloats * 4);
-    const scores = f.subarray(scoresFloats, scoresFloats + this.size);
-    return this.selectTop(scores, Math.min(k, this.size), accept);
+    const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
+    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
+    // Candidates from the int8 copy, then each one's exact score from the same float kernel
+    // (one row per call), so scores and order match the float scan's.
+    const candidates = this.selectTop(this.int8.scores(unit, this.size), rescore, accept);
+    const exact = new Float32Array(f.buffer, scoresFloats * 4, candidates.rows.length);
+    for (let i = 0; i < candidates.rows.length; i++) {
+      this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
+    }
+    const ranked = Array.from(candidates.rows, (row, i) => ({ row, score: exact[i] }));
+    const ids = this.rowIds;
+    ranked.sort((a, b) => b.score - a.score || (ids[a.row] < ids[b.row] ? -1 : ids[a.row] > ids[b.row] ? 1 : 0));
+    return ranked.slice(0, k).map(({ row, score }) => ({ id: ids[row], item: this.rowItems[row], score }));
   }
 
-  private selectTop(scores: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+  /** The float scan of every row: what `search` approximates past EXACT_SCAN_MAX_ROWS (tests compare the two). */
+  searchExact(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+    if (this.size === 0 || k <= 0) return [];
+    this.checkDimension(unit);
+    this.floats!.set(unit, 0);
+    this.floats!.fill(0, unit.length, this.strideFloats);
+    return this.exactScan(k, accept);
+  }
+
+  /** Scores every row against the query already in the query slot. */
+  private exactScan(k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    this.dots!(0, this.matrixOffsetFloats() * 4, this.size, this.strideFloats * 4, scoresFloats * 4);
+    const scores = this.floats!.subarray(scoresFloats, scoresFloats + this.size);
+    return this.hits(this.selectTop(scores, Math.min(k, this.size), accept));
+  }
+
+  private checkDimension(unit: Float32Array): void {
+    if (unit.length !== this.dim) {
+      throw new Error(`query vector has ${unit.length} dimensions but the stored vectors have ${this.dim}; run \`service reindex\``);
+    }
+  }
+
+  private hits(top: { rows: Int32Array; scores: Float64Array }): IndexHit<T>[] {
+    const hits: IndexHit<T>[] = [];
+    for (let i = 0; i < top.rows.length; i++) {
+      hits.push({ id: this.rowIds[top.rows[i]], item: this.rowItems[top.rows[i]], score: top.scores[i] });
+    }
+    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The best k rows of `scores` among those `accept` admits (unordered), by a min-heap. */
+  private selectTop(scores: Float32Array, k: number, accept?: (item: T) => boolean): { rows: Int32Array; scores: Float64Array } {
     // Min-heap of the best k so far; the root is the worst kept row.
     const heapScore = new Float64Array(k);
     const heapRow = new Int32Array(k);
@@ -168,11 +227,7 @@ export class VectorIndex<T> {
       heapScore[i] = s;
       heapRow[i] = r;
     }
-    const hits: IndexHit<T>[] = [];
-    for (let i = 0; i < n; i++) {
-      hits.push({ id: ids[heapRow[i]], item: this.rowItems[heapRow[i]], score: heapScore[i] });
-    }
-    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { rows: heapRow.subarray(0, n), scores: heapScore.subarray(0, n) };
   }
 
   private matrixOffsetFloats(): number {
@@ -192,6 +247,7 @@ export class VectorIndex<T> {
     this.capacity = 0;
     this.memory = null;
     this.floats = null;
+    this.int8.reshape(dim);
     this.ensureCapacity(INITIAL_ROWS);
   }
 
@@ -214,5 +270,6 @@ export class VectorIndex<T> {
     }
     this.floats = new Float32Array(this.memory.buffer);
     this.capacity = capacity;
+    this.int8.ensureCapacity(capacity);
   }
 }

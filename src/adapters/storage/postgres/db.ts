@@ -81,6 +81,26 @@ export function createPool(settings: PoolSettings, logger: Logger): pg.Pool {
   return pool;
 }
 
+/**
+ * Named prepared statements, one name per distinct SQL text in this process: node-postgres
+ * parses a named statement once per connection and afterwards sends only Bind/Execute, so
+ * PostgreSQL skips parsing and, once it settles on a generic plan, planning. A name never
+ * changes its text (node-postgres refuses that), so names come from this map. The texts are
+ * the service's own statements (a bounded set: search statements vary only by filter shape,
+ * dimension and eval window), and the map is capped in case that ever stops being true.
+ */
+const PREPARED_MAX = 256;
+const preparedNames = new Map<string, string>();
+
+function preparedName(sql: string): string | undefined {
+  let name = preparedNames.get(sql);
+  if (name === undefined && preparedNames.size < PREPARED_MAX) {
+    name = `svc_${preparedNames.size}`;
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
+
 /** Pool plus timing, error mapping and transactions. */
 export class Db implements Queryer {
   constructor(
@@ -88,10 +108,15 @@ export class Db implements Queryer {
     private readonly instruments: Instruments,
   ) {}
 
-  /** Runs one statement on any pooled connection. */
-  async query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: unknown[], operation = 'query'): Promise<QueryResult<R>> {
+  /**
+   * Runs one statement on any pooled connection. `prepare`: as a named prepared statement
+   * (the hot paths: recall's search and record, learn's statements).
+   */
+  async query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: unknown[], operation = 'query', prepare = false): Promise<QueryResult<R>> {
     const started = performance.now();
     try {
+      const name = prepare ? preparedName(sql) : undefined;
+      if (name !== undefined) return await this.pool.query<R>({ name, text: sql, values: params });
       return await this.pool.query<R>(sql, params);
     } catch (err) {
       throw mapDbError(err, operation);

@@ -4,9 +4,8 @@ import type { AnalyticsRepository, AuditRepository, MetaRepository } from '../..
 import type { Logger } from '../../../ports/observability.js';
 import type { Db } from './db.js';
 import { iso } from './rows.js';
+import { ROI_EVENTS_PER_SCOPE } from '../../../core/roi.js';
 
-/** The spec keeps a rolling 10,000 ROI events per scope. */
-export const ROI_EVENTS_KEPT = 10_000;
 /** An append trims its scope when its id is a multiple of this (amortises the trim's scan). */
 const TRIM_EVERY = 64;
 
@@ -28,7 +27,7 @@ export async function trimAfterAppend(db: Db, logger: Logger, scope: Scope, id: 
       `DELETE FROM roi_events WHERE tenant_id = $1 AND project_id = $2 AND id <= (
          SELECT id FROM roi_events WHERE tenant_id = $1 AND project_id = $2
          ORDER BY id DESC OFFSET $3 LIMIT 1)`,
-      [scope.tenant_id, scope.project_id, ROI_EVENTS_KEPT],
+      [scope.tenant_id, scope.project_id, ROI_EVENTS_PER_SCOPE],
       'analytics.trim',
     )
     .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'trimming ROI events failed; will retry on a later append'));
@@ -39,7 +38,7 @@ export const ROI_EVENT_INSERT_SQL = 'INSERT INTO roi_events (tenant_id, project_
 
 /**
  * "Newest" is append order (the identity id). Reads only ever look at the newest
- * ROI_EVENTS_KEPT rows of the scope, so the window is exact; the physical trim runs on about
+ * ROI_EVENTS_PER_SCOPE rows of the scope, so the window is exact; the physical trim runs on about
  * one append in TRIM_EVERY, because finding the cut-off means walking 10,000 index entries,
  * too costly on every append, and a per-scope counter would serialise appends on one row.
  */
@@ -55,7 +54,7 @@ export function createAnalyticsRepository(db: Db, logger: Logger): AnalyticsRepo
     },
 
     async list(scope, opts) {
-      const params: unknown[] = [scope.tenant_id, scope.project_id, ROI_EVENTS_KEPT];
+      const params: unknown[] = [scope.tenant_id, scope.project_id, ROI_EVENTS_PER_SCOPE];
       let where = '';
       if (opts.since !== undefined) {
         params.push(opts.since);

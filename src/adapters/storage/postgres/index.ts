@@ -1,5 +1,5 @@
 import type { Config } from '../../../config.js';
-import { Semaphore } from '../../llm/semaphore.js';
+import { Semaphore } from '../../semaphore.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';

@@ -145,7 +145,7 @@ export function createKeyRepository(db: Db): KeyRepository {
       return res.rows[0].n;
     },
 
-    async rotate(scope, keyId, secret) {
+    async rotate(scope, keyId, secret, limits) {
       if (!UUID.test(keyId)) return null;
       return db.tx('keys.rotate', async (q) => {
         const current = await selectForUpdate(q, scope, keyId);
@@ -153,8 +153,8 @@ export function createKeyRepository(db: Db): KeyRepository {
         if (current.revoked_at !== null) return 'conflict' as const;
         // The digest is replaced in place: the old secret has no row left to match, at once.
         const res = await q.query<KeyRow>(
-          `UPDATE api_keys SET key_hash = $2, prefix = $3 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-          [keyId, secret.hash, secret.prefix],
+          `UPDATE api_keys SET key_hash = $2, prefix = $3, max_patterns = $4, expires_at = $5 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+          [keyId, secret.hash, secret.prefix, limits.max_patterns, limits.expires_at],
         );
         return rowToKey(res.rows[0]);
       });

@@ -53,7 +53,8 @@ export function reuseUpdateSql(ids: string, delta: string, at: string): string {
 
 /** One round trip when the session's settings suffice, else inside a transaction that sets its own. */
 function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: SearchStatement): Promise<QueryResult<R>> {
-  if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation);
+  // Prepared: the generic plan still walks the HNSW index (the ORDER BY … LIMIT shape fixes it).
+  if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation, true);
   return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup);
 }
 
@@ -88,6 +89,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
         `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
         [scope.tenant_id, scope.project_id, [...new Set(ids)]],
         'patterns.getMany',
+        true,
       );
       return res.rows.map(rowToPattern);
     },
@@ -197,6 +199,24 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
         'patterns.sampleVectors',
       );
       return res.rows.map((r) => ({ id: r.id, vector: parseVector(r.embedding) }));
+    },
+
+    async list(scope, { limit, after, filter }) {
+      const params: unknown[] = [];
+      let where = scopeWhere(scope, filter, params);
+      if (after !== null) {
+        params.push(after.updated_at, after.id);
+        where += ` AND (updated_at, id COLLATE "C") < ($${params.length - 1}::timestamptz, $${params.length})`;
+      }
+      params.push(limit);
+      // No index on updated_at (0003 dropped it to keep reuse updates HOT): the scope's rows are
+      // found by the primary key and the newest `limit` kept by a top-N sort.
+      const res = await db.query<PatternRow>(
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE ${where} ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
+        params,
+        'patterns.list',
+      );
+      return res.rows.map(rowToPattern);
     },
 
     iterate(scope, filter) {

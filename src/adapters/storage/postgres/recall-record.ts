@@ -54,6 +54,7 @@ FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, eve
         ...roiEventValues(record.event), [...new Set(record.page_ids)],
       ],
       'recall.record',
+      true,
     );
     const first = res.rows[0];
     stats.noteWrites(first.reused_rows);

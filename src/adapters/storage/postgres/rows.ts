@@ -87,5 +87,17 @@ export function scopeWhere(scope: Scope, filter: PatternFilter | undefined, para
     params.push(filter.min_score);
     parts.push(`success_score >= $${params.length}`);
   }
+  if (filter?.max_score !== undefined) {
+    params.push(filter.max_score);
+    parts.push(`success_score <= $${params.length}`);
+  }
+  if (filter?.updated_after !== undefined) {
+    params.push(filter.updated_after);
+    parts.push(`updated_at > $${params.length}::timestamptz`);
+  }
+  if (filter?.updated_before !== undefined) {
+    params.push(filter.updated_before);
+    parts.push(`updated_at < $${params.length}::timestamptz`);
+  }
   return parts.join(' AND ');
 }

@@ -2,6 +2,7 @@ import type { FeedbackCluster, Scope } from '../../../core/types.js';
 import type { EvalRepository, FeedbackRepository, MetricsRepository, SkillRepository } from '../../../ports/storage.js';
 import type { Db } from './db.js';
 import { iso } from './rows.js';
+import { SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 
 /** One eval observation of a pattern. */
 export const EVAL_INSERT_SQL = 'INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at) VALUES ($1, $2, $3, $4, $5)';
@@ -162,17 +163,17 @@ export function recallCounterSql(reused: string): string {
      recalls = metrics_counters.recalls + 1, reusing_recalls = metrics_counters.reusing_recalls + ${reused}`;
 }
 
-// A run counts as a success at eval_score ≥ 5 (docs/behavior.md "Metrics").
-const SUCCESS_THRESHOLD = 5;
-
-/** Counts one learn run; parameters from runCounterParams. Shared with learn-record.ts. */
+/**
+ * Counts one learn run; parameters from runCounterParams (a success at eval_score ≥
+ * SUCCESS_EVAL_SCORE, docs/behavior.md "Metrics"). Shared with learn-record.ts.
+ */
 export const RUN_COUNTER_SQL = `INSERT INTO metrics_counters (tenant_id, project_id, runs, successes, eval_sum) VALUES ($1, $2, 1, $3, $4)
    ON CONFLICT (tenant_id, project_id) DO UPDATE SET
      runs = metrics_counters.runs + 1, successes = metrics_counters.successes + $3,
      eval_sum = metrics_counters.eval_sum + $4`;
 
 export function runCounterParams(scope: Scope, evalScore: number): unknown[] {
-  return [scope.tenant_id, scope.project_id, evalScore >= SUCCESS_THRESHOLD ? 1 : 0, evalScore];
+  return [scope.tenant_id, scope.project_id, evalScore >= SUCCESS_EVAL_SCORE ? 1 : 0, evalScore];
 }
 
 export function createMetricsRepository(db: Db): MetricsRepository {

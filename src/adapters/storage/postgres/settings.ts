@@ -1,6 +1,7 @@
 import { ValidationError } from '../../../core/errors.js';
 import { isValidRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../core/retention.js';
-import { ROLLUP_WINDOWS, type AnalyticsRollup } from '../../../core/roi.js';
+import type { RollupResponse } from '../../../contracts/analytics.js';
+import { ROLLUP_WINDOWS } from '../../../core/roi.js';
 import type { ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 
@@ -23,7 +24,7 @@ export function createRollupRepository(db: Db): RollupRepository {
     },
 
     async get(scope, window) {
-      const res = await db.query<{ data: AnalyticsRollup }>(
+      const res = await db.query<{ data: RollupResponse }>(
         'SELECT data FROM analytics_rollups WHERE tenant_id = $1 AND project_id = $2 AND window_name = $3',
         [scope.tenant_id, scope.project_id, window],
         'rollups.get',

@@ -1,7 +1,7 @@
 /**
  * Counting semaphore: at most `limit` holders at once, waiters served first come first
- * served. One instance per Llm, and the composition root builds one Llm per process, so it
- * bounds every LLM call the process makes (SERVICE_LLM_CONCURRENCY).
+ * served. Shared by the adapters: one instance per Llm bounds every LLM call the process makes
+ * (SERVICE_LLM_CONCURRENCY); the PostgreSQL storage bounds its scope-lock connections with one.
  */
 export class Semaphore {
   private active = 0;

@@ -1,0 +1,102 @@
+import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
+
+const PAGE_BYTES = 65536;
+const MAX_PAGES = 65536;
+const INT8_MAX = 127;
+
+/**
+ * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
+ * row's largest component maps to ±127, laid out in a WebAssembly memory as
+ * [query | rows × stride | i32 scores]. Scanning it reads a quarter of the float matrix's
+ * bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
+ * exactly from the float rows. Row numbers are the index's own.
+ */
+export class Int8Rows {
+  private strideBytes = 0;
+  private capacity = 0;
+  private memory: WasmMemory | null = null;
+  private bytes: Int8Array | null = null;
+  private dots: DotsFn | null = null;
+  /** Per row: the float value of one quantisation step (row max / 127). */
+  private scales = new Float32Array(0);
+  /** Scratch for the approximate scores, reused across searches. */
+  private approx = new Float32Array(0);
+
+  constructor(private readonly preferJsKernel = false) {}
+
+  /** Starts an empty copy for vectors of `dim` dimensions. */
+  reshape(dim: number): void {
+    this.strideBytes = Math.ceil(dim / INT8_STRIDE_ALIGN_BYTES) * INT8_STRIDE_ALIGN_BYTES;
+    this.capacity = 0;
+    this.memory = null;
+    this.bytes = null;
+    this.scales = new Float32Array(0);
+    this.approx = new Float32Array(0);
+  }
+
+  ensureCapacity(rows: number): void {
+    if (rows <= this.capacity && this.memory) return;
+    const capacity = Math.max(rows, this.capacity);
+    const total = this.strideBytes + capacity * this.strideBytes + capacity * 4;
+    const pages = Math.ceil(total / PAGE_BYTES);
+    if (pages > MAX_PAGES) throw new Error(`vector index full: ${rows} quantised rows exceed 4 GiB; use PostgreSQL storage`);
+    if (!this.memory) {
+      this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
+      this.dots = createInt8Dots(this.memory, this.preferJsKernel);
+    } else {
+      const current = this.memory.buffer.byteLength / PAGE_BYTES;
+      if (pages > current) this.memory.grow(pages - current);
+    }
+    this.bytes = new Int8Array(this.memory.buffer);
+    const scales = new Float32Array(capacity);
+    scales.set(this.scales.subarray(0, Math.min(this.scales.length, capacity)));
+    this.scales = scales;
+    this.approx = new Float32Array(capacity);
+    this.capacity = capacity;
+  }
+
+  /** Quantises `unit` into row `row` (capacity ensured by the caller). */
+  set(row: number, unit: Float32Array): void {
+    this.scales[row] = quantise(unit, this.bytes!, this.rowOffset(row), this.strideBytes);
+  }
+
+  /** Row `from` moves into `to` (the index keeps its rows dense). */
+  move(from: number, to: number): void {
+    const at = this.rowOffset(from);
+    this.bytes!.copyWithin(this.rowOffset(to), at, at + this.strideBytes);
+    this.scales[to] = this.scales[from];
+  }
+
+  /**
+   * Approximate dot products of the first `n` rows with `unit`, in a scratch array valid until
+   * the next call. Only their order matters (the query's own scale is left out).
+   */
+  scores(unit: Float32Array, n: number): Float32Array {
+    const bytes = this.bytes!;
+    quantise(unit, bytes, 0, this.strideBytes);
+    const out = this.strideBytes + this.capacity * this.strideBytes;
+    this.dots!(0, this.strideBytes, n, this.strideBytes, out);
+    const dots = new Int32Array(this.memory!.buffer, out, n);
+    const approx = this.approx;
+    const scales = this.scales;
+    for (let r = 0; r < n; r++) approx[r] = dots[r] * scales[r];
+    return approx.subarray(0, n);
+  }
+
+  private rowOffset(row: number): number {
+    return this.strideBytes + row * this.strideBytes; // the query slot comes first
+  }
+}
+
+/** Writes `v` as int8 at `at` (zero-padded to `stride`), returning the value of one step. */
+function quantise(v: Float32Array, bytes: Int8Array, at: number, stride: number): number {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) {
+    const a = Math.abs(v[i]);
+    if (a > max) max = a;
+  }
+  const step = max > 0 ? max / INT8_MAX : 1;
+  for (let i = 0; i < v.length; i++) bytes[at + i] = Math.round(v[i] / step);
+  bytes.fill(0, at + v.length, at + stride);
+  return step;
+}

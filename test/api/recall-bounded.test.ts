@@ -1,0 +1,148 @@
+/**
+ * Issue 25 row 3: a deduplicated recall over 10,000 near-identical patterns does bounded work.
+ * Each candidate is compared with the kept matches only (at most one per family here), the
+ * widening stops at a fixed cap, and the answers are right: pairwise not near-duplicates, one
+ * per family, consistent across pages. The work is asserted structurally (Jaccard comparisons
+ * and candidates fetched, counted), never by time; a health check sent alongside is answered.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FAMILIES, FAMILY_TASKS, seedNearDuplicates } from '../../bench/near-duplicates.js';
+import { MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
+import { tokenJaccard } from '../../src/core/text.js';
+import { startServer, type TestServer } from './helpers.js';
+
+// Every task comparison of the process is counted: Jaccard computations (how dedup compared
+// before) and the comparisons of NearDuplicateFilter. Past a generous bound a comparison throws,
+// so unbounded work fails fast instead of hanging.
+const { count, tally } = vi.hoisted(() => {
+  const count = { jaccard: 0, ceiling: Number.POSITIVE_INFINITY };
+  const tally = (n: number) => {
+    count.jaccard += n;
+    if (count.jaccard > count.ceiling) throw new Error(`more than ${count.ceiling} task comparisons in one recall`);
+  };
+  return { count, tally };
+});
+vi.mock('../../src/core/text.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/core/text.js')>();
+  return {
+    ...real,
+    jaccardOfSets: (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
+      tally(1);
+      return real.jaccardOfSets(a, b);
+    },
+  };
+});
+vi.mock('../../src/core/dedup.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/core/dedup.js')>();
+  const Filter = real.NearDuplicateFilter;
+  if (!Filter) return real;
+  return {
+    ...real,
+    NearDuplicateFilter: class<T> extends Filter<T> {
+      override offer(item: T): boolean {
+        const before = this.comparisons;
+        const kept = super.offer(item);
+        tally(this.comparisons - before);
+        return kept;
+      }
+    },
+  };
+});
+
+const PATTERNS = 10_000;
+const SCOPE = { tenant_id: 'default', project_id: 'default' };
+const QUERY = `${FAMILY_TASKS[0]} variant 123456`;
+
+interface Match { pattern_key: string; score: number; pattern: { task: string } }
+interface Answer { matches: Match[]; has_more: boolean; next_offset: number | null }
+
+describe('deduplicated recall over 10,000 near-identical patterns', () => {
+  let t: TestServer;
+  /** k of every storage search (candidates asked for) during the current recall. */
+  let fetches: number[] = [];
+  let fetched = 0;
+
+  beforeAll(async () => {
+    t = await startServer();
+    await seedNearDuplicates(t.app.deps.storage, t.app.deps.embedder, SCOPE, PATTERNS);
+    const patterns = t.app.deps.storage.patterns;
+    const search = patterns.candidates.bind(patterns);
+    patterns.candidates = async (...args) => {
+      fetches.push(args[2]);
+      const found = await search(...args);
+      fetched += found.length;
+      return found;
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** One recall with a health check sent alongside; returns the answer and the work it did. */
+  async function recall(body: Record<string, unknown>) {
+    fetches = [];
+    fetched = 0;
+    count.jaccard = 0;
+    // Each candidate against at most one kept match per family: a ceiling ~FAMILIES × the scope.
+    count.ceiling = (FAMILIES + 1) * PATTERNS * 2;
+    const [res, health] = await Promise.all([
+      t.call('POST', '/v1/recall', { task: QUERY, readonly: true, ...body }),
+      t.call('GET', '/v1/health'),
+    ]);
+    count.ceiling = Number.POSITIVE_INFINITY;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(health.statusCode).toBe(200);
+    return { answer: res.json() as Answer, comparisons: count.jaccard, fetches: [...fetches], fetched };
+  }
+
+  const familyOfTask = (task: string) => FAMILY_TASKS.findIndex((f) => task.startsWith(`${f} variant `));
+  const expectDistinct = (matches: Match[]) => {
+    for (const [i, a] of matches.entries()) {
+      for (const b of matches.slice(i + 1)) expect(tokenJaccard(a.pattern.task, b.pattern.task)).toBeLessThanOrEqual(0.7);
+    }
+    const families = matches.map((m) => familyOfTask(m.pattern.task));
+    expect(families.every((f) => f >= 0)).toBe(true);
+    expect(new Set(families).size).toBe(matches.length);
+    const scores = matches.map((m) => m.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  };
+
+  it('limit 5: five families, and comparisons bounded by candidates × kept', async () => {
+    const { answer, comparisons, fetches: ks, fetched: n } = await recall({ limit: 5 });
+    expect(answer.matches).toHaveLength(5);
+    expect(answer.has_more).toBe(true);
+    expectDistinct(answer.matches);
+    // Each candidate meets at most the 6 survivors dedup looks for (the page plus one).
+    expect(comparisons).toBeLessThanOrEqual(n * 6);
+    expect(Math.max(...ks)).toBeLessThanOrEqual(MAX_WIDENED_CANDIDATES);
+  });
+
+  it('limit 50: every family once; widening stopped at the cap, not at the whole scope', async () => {
+    const { answer, comparisons, fetches: ks, fetched: n } = await recall({ limit: 50 });
+    expect(answer.matches).toHaveLength(FAMILIES);
+    expect(answer).toMatchObject({ has_more: false, next_offset: null });
+    expectDistinct(answer.matches);
+    expect(ks[ks.length - 1]).toBe(MAX_WIDENED_CANDIDATES);
+    expect(n).toBeLessThan(PATTERNS);
+    expect(comparisons).toBeLessThanOrEqual(n * FAMILIES);
+
+    // A later page is the same ranking's slice.
+    const { answer: page } = await recall({ limit: 5, offset: 20 });
+    expect(page.matches.map((m) => m.pattern_key)).toEqual(answer.matches.slice(20, 25).map((m) => m.pattern_key));
+  });
+
+  it('a deep offset reads the scope once and compares each pattern with the kept families only', async () => {
+    const { answer, comparisons, fetches: ks, fetched: n } = await recall({ limit: 50, offset: 9_000 });
+    expect(answer).toMatchObject({ matches: [], has_more: false, next_offset: null });
+    expect(ks).toHaveLength(1); // the first fetch already covered the scope: no widening
+    expect(n).toBe(PATTERNS);
+    expect(comparisons).toBeLessThanOrEqual(PATTERNS * FAMILIES);
+  });
+
+  it('without dedup the same scope pages through near-duplicates as they rank', async () => {
+    const { answer, comparisons } = await recall({ limit: 50, deduplicate: false });
+    expect(answer.matches).toHaveLength(50);
+    expect(answer.has_more).toBe(true);
+    expect(comparisons).toBe(0);
+  });
+});

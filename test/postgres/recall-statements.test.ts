@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateUp } from '../../src/adapters/migrations/index.js';
+import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
+import { createServicePool, type PostgresPool } from '../../src/adapters/storage/postgres/pool.js';
+import { silentLogger } from '../../src/ports/observability.js';
+import type { Storage } from '../../src/ports/storage.js';
+import { startServer, type TestServer } from '../api/helpers.js';
+import { createTestDatabase, pgConfig, requirePostgres, type TestDatabase } from '../support/pg.js';
+
+const hasPg = await requirePostgres('recall statements');
+
+/**
+ * What one recall asks of PostgreSQL (issue 28): the statements it sends, and that the hot ones
+ * are named prepared statements. The pool has one connection, so pg_prepared_statements,
+ * which is per session, shows what the recalls prepared.
+ */
+describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
+  let db: TestDatabase;
+  let pool: PostgresPool;
+  let storage: Storage;
+  let t: TestServer;
+  const sent: string[] = [];
+  let checkouts = 0;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('recall_statements');
+    const config = pgConfig(db.url, { SERVICE_DB_POOL_MAX: '1' });
+    pool = createServicePool(config, { logger: silentLogger, search: true });
+    await migrateUp(pool);
+    // Every statement the storage sends outside a transaction, and every connection checkout.
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      sent.push(typeof first === 'string' ? first : (first as { text: string }).text);
+      return query(...args);
+    };
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+      checkouts++;
+      return connect(...args);
+    };
+    storage = await createPostgresStorage(config, { pool });
+    const unlimited = String(1_000_000);
+    t = await startServer({ SERVICE_RATE_LIMIT_DEFAULT: unlimited, SERVICE_RATE_LIMIT_EXPENSIVE: unlimited }, { storage });
+    for (const task of ['parse a CSV file', 'parse a TSV file', 'send an email', 'resize an image']) {
+      expect((await t.call('POST', '/v1/learn', { task, code: `// ${task}`, eval_score: 8 })).statusCode).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await storage?.close();
+    await pool?.end();
+    await db?.drop();
+  });
+
+  async function statementsOf(method: 'GET' | 'POST', task: string): Promise<string[]> {
+    sent.length = 0;
+    checkouts = 0;
+    const res = method === 'POST'
+      ? await t.call('POST', '/v1/recall', { task })
+      : await t.call('GET', `/v1/recall?task=${encodeURIComponent(task)}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().matches.length).toBeGreaterThan(0);
+    // pg's pool.query checks a connection out per statement: no more checkouts than statements
+    // means no transaction of its own (BEGIN … COMMIT would be extra round trips).
+    expect(checkouts).toBe(sent.length);
+    return [...sent];
+  }
+
+  it('sends two statements for a POST recall (search, then page + reuse + counter + ROI event in one)', async () => {
+    const statements = await statementsOf('POST', 'parse a CSV file quickly');
+    // The ROI trim runs on one append in 64 (by event id), never as a rule.
+    const withoutTrim = statements.filter((s) => !s.startsWith('DELETE FROM roi_events'));
+    expect(withoutTrim).toHaveLength(2);
+    expect(withoutTrim[0]).toContain('WITH nearest AS MATERIALIZED');
+    expect(withoutTrim[1]).toContain('INSERT INTO roi_events');
+  });
+
+  it('sends two statements for a GET recall (search, page) and records nothing', async () => {
+    const statements = await statementsOf('GET', 'send an email now');
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toContain('WITH nearest AS MATERIALIZED');
+    expect(statements[1]).toMatch(/^SELECT .* FROM patterns WHERE .*ANY\(\$3::text\[\]\)/s);
+  });
+
+  it('trims ROI events on about one recall in 64, not on every recall', async () => {
+    sent.length = 0;
+    for (let i = 0; i < 70; i++) expect((await t.call('POST', '/v1/recall', { task: `resize image ${i}` })).statusCode).toBe(200);
+    const trims = sent.filter((s) => s.startsWith('DELETE FROM roi_events')).length;
+    expect(trims).toBeGreaterThanOrEqual(1);
+    expect(trims).toBeLessThanOrEqual(2);
+  });
+
+  it('runs the search, the recall record and the page read as named prepared statements', async () => {
+    await statementsOf('POST', 'parse a TSV file');
+    await statementsOf('GET', 'parse a TSV file');
+    const prepared = (await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements')).rows;
+    const named = (fragment: string) => prepared.filter((p) => p.name.startsWith('svc_') && p.statement.includes(fragment));
+    expect(named('WITH nearest AS MATERIALIZED')).not.toHaveLength(0);
+    expect(named('INSERT INTO roi_events')).toHaveLength(1);
+    expect(named('id = ANY($3::text[])').length).toBeGreaterThan(0);
+  });
+});
