@@ -33,15 +33,26 @@ export async function syntheticVectors(modelPath: string, tasks: string[], seed:
 
 /** Real embeddings of the given texts with the model at `modelPath`. */
 export async function embedTexts(modelPath: string, texts: string[]): Promise<Float32Array[]> {
-  const config = loadConfig({ SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' });
-  const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
-  const out: Float32Array[] = [];
+  const embedder = await openEmbedder(modelPath);
   try {
-    for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH))));
+    return await embedder.embed(texts);
   } finally {
     await embedder.close();
   }
-  return out;
+}
+
+/** The offline model at `modelPath`, embedding any number of texts in batches. */
+export async function openEmbedder(modelPath: string): Promise<{ embed(texts: string[]): Promise<Float32Array[]>; close(): Promise<void> }> {
+  const config = loadConfig({ SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' });
+  const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
+  return {
+    async embed(texts) {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH))));
+      return out;
+    },
+    close: async () => { await embedder.close(); },
+  };
 }
 
 /**
