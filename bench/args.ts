@@ -45,6 +45,8 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --dedup                     deduplicated recall over 10,000 near-identical patterns instead (json)
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --batch [--tasks N]         instead: N recalls via one "recall --batch" vs N processes (bench/batch.ts)
+  --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
+                              before/after, with the per-request cost (bench/recall-quality/run.ts)
   --help`;
 
 export class UsageError extends Error {}

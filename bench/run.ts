@@ -10,6 +10,7 @@ import { runDedupBench } from './dedup.js';
 import { runExportBench } from './export.js';
 import { runCliBench } from './cli.js';
 import { runBatchBench } from './batch.js';
+import { runRecallQualityBench } from './recall-quality/run.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -110,6 +111,11 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--http')) return httpMain(argv.filter((a) => a !== '--http'));
   let options: BenchOptions | 'help';
   try {
+    // --recall-quality: ranking and tier quality on labelled sets (bench/recall-quality/).
+    if (argv.includes('--recall-quality')) {
+      await runRecallQualityBench(argv);
+      return 0;
+    }
     // --cli measures the command line's start-up instead (bench/cli.ts).
     if (argv.includes('--cli')) {
       await runCliBench(argv);

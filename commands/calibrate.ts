@@ -102,6 +102,9 @@ function renderReport(r: CalibrationReport, source: { duplicate: string; adapt: 
       outcomeRow('calibrated', r.calibrated),
     ]),
   ];
+  const p = r.tier_policy;
+  lines.push('', `tier policy ${c.bold(p.policy)}: ${p.duplicate_threshold === null ? 'duplicate by rule (same text, cosine ≥ 0.999 in order, or LLM)' : `duplicate ≥ ${p.duplicate_threshold}`}, ` +
+    `adapt ≥ ${p.adapt_threshold} (${p.source}${p.source === 'project_fit' ? `, fitted on the ${r.set.stored} stored wordings as one project` : ''})`);
   if (written) lines.push('', c.green(`wrote reuse_tiers to ${written}`));
   return lines.join('\n');
 }

@@ -57,6 +57,11 @@ function renderDeep(res: DeepHealthResponse, c: ChalkInstance): string {
     table(['check', 'status', 'latency'], rows, c),
   ];
   const t = res.reuse_tiers;
-  if (t) lines.push(`reuse tiers (${t.model}): duplicate ≥ ${t.duplicate} (${t.source.duplicate}), adapt ≥ ${t.adapt} (${t.source.adapt})`);
+  if (t) lines.push(`reuse tiers (${t.model}): duplicate ≥ ${t.duplicate} (${t.source.duplicate}), adapt ≥ ${t.adapt} (${t.source.adapt})${t.policy ? `; policy ${t.policy} (${t.policy_source})` : ''}`);
+  const p = res.tier_policy;
+  if (p) {
+    const duplicate = p.duplicate_threshold === null ? 'duplicate by rule' : `duplicate ≥ ${p.duplicate_threshold}`;
+    lines.push(`tier policy of this project: ${p.policy}, ${duplicate}, adapt ≥ ${p.adapt_threshold} (${p.source}; ${p.patterns} patterns${p.sampled === null ? '' : `, fitted on ${p.sampled}`})`);
+  }
   return lines.join('\n');
 }

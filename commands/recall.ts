@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import type { RecallMatch, RecallRequest, RecallResponse, ServiceClient } from '../src/client/index.js';
+import { explainLine, tierPolicyLine } from '../src/core/recall-explain.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
 import { batchInput, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
 import { action, errorViewOf, ioOf } from './shared/context.js';
@@ -23,6 +24,7 @@ interface RecallOptions extends ClientOptionValues {
   recencyHalfLife?: number;
   batch?: string | true;
   concurrency: number;
+  explain?: boolean;
 }
 
 export function register(program: Command): void {
@@ -40,6 +42,7 @@ export function register(program: Command): void {
     .option('--count-reuse', 'count the reusable matches as reuses (reuse count + 1, success score + 0.1, ROI event); an agent that uses the answer passes this')
     // Recall from the command line is read-only by default now; the old flag stays accepted.
     .addOption(new Option('--readonly', 'do not count the matches as reuses (the default)').hideHelp().conflicts('countReuse'))
+    .option('--explain', "show each match's score parts (cosine, centred cosine, BM25, factors, tier rule) and the tier policy")
     .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)")
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
     .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber)
@@ -79,6 +82,7 @@ function requestDefaults(opts: RecallOptions): Omit<RecallRequest, 'task'> {
     // the HTTP API keeps the specification's default (a POST recall counts).
     readonly: opts.countReuse !== true,
     verify: opts.verify === true ? true : undefined,
+    explain: opts.explain === true ? true : undefined,
     recency_weight: opts.recencyWeight,
     recency_half_life_days: opts.recencyHalfLife,
   };
@@ -156,6 +160,12 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
     ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task', 'code']
     : ['rank', 'score', 'similarity', 'tier', 'key', 'task', 'code'];
   const lines = [table(headers, rows, c)];
+  if (res.tier_policy) {
+    res.matches.forEach((m, i) => {
+      if (m.explain) lines.push(c.dim(`${offset + i + 1}: ${explainLine(m.explain)}`));
+    });
+    lines.push(`tier policy ${tierPolicyLine(res.tier_policy)}`);
+  }
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
   return lines.join('\n');
 }

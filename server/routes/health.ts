@@ -23,8 +23,8 @@ export function healthRoutes(app: FastifyInstance, deps: ServiceDeps, meta: { ve
   defineRoute(app, {
     method: 'GET', url: '/v1/health/deep', permission: 'health', rateClass: 'exempt', response: DeepHealthResponse, errors: [503], sameShapeErrors: [503],
     tag: 'health', summary: 'Deep health: probes storage, embedder and LLM with latencies; 503 when storage fails.',
-    handler: async (_input, _request, reply) => {
-      const health = await deepHealth(deps, { version: meta.version.app_version, startedAt: meta.startedAt });
+    handler: async (_input, request, reply) => {
+      const health = await deepHealth(deps, { version: meta.version.app_version, startedAt: meta.startedAt }, authed(request).scope);
       reply.status(health.status === 'error' ? 503 : 200);
       return health;
     },

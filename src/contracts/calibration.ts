@@ -5,6 +5,9 @@ import { z } from 'zod';
  * at an edge all the same).
  */
 
+/** (+) `tier_policy` in a model folder's config.json (core/tier-policy.ts). */
+export const TierPolicyFile = z.enum(['fixed', 'calibrated']);
+
 /** `reuse_tiers` in a model folder's config.json. */
 export const ReuseTiersFile = z.object({
   duplicate: z.number().min(0).max(1),

@@ -21,6 +21,19 @@ export const DeepHealthResponse = z.object({
     adapt: z.number(),
     source: z.object({ duplicate: z.string(), adapt: z.string() }),
     model: z.string(),
+    /** (+) `fixed` or `calibrated` (docs/behavior.md "Reuse tiers"), and where that came from. */
+    policy: z.enum(['fixed', 'calibrated']).optional(),
+    policy_source: z.string().optional(),
+  }).optional(),
+  /** (+) The tier policy in force for the caller's project, with its fitted adapt threshold. */
+  tier_policy: z.object({
+    policy: z.enum(['fixed', 'calibrated']),
+    duplicate_threshold: z.number().nullable(),
+    adapt_threshold: z.number(),
+    source: z.string(),
+    patterns: z.number().int(),
+    sampled: z.number().int().nullable(),
+    fitted_at: z.string().nullable(),
   }).optional(),
 });
 export type DeepHealthResponse = z.infer<typeof DeepHealthResponse>;

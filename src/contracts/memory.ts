@@ -46,6 +46,8 @@ const recallFields = {
   // (+) Recency weighting (issue 10; the reference client sends both).
   recency_weight: z.number().min(0).max(1).default(0),
   recency_half_life_days: z.number().positive().default(30),
+  /** (+) Add each match's score parts and the tier policy in force (docs/behavior.md "Recall" 5). */
+  explain: z.boolean().optional(),
 };
 
 export const RecallRequest = z.object({
@@ -73,10 +75,34 @@ export const RecallQueryString = z.object({
   min_score: z.coerce.number().min(0).max(10).optional(),
   recency_weight: z.coerce.number().min(0).max(1).default(0),
   recency_half_life_days: z.coerce.number().positive().default(30),
+  explain: queryBool.optional(),
 }).strict();
 
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
 export type ReuseVerification = z.infer<typeof ReuseVerification>;
+
+/** (+) With explain: how a match was scored and which tier rule fired. */
+export const RecallExplain = z.object({
+  cosine: z.number(),
+  centered_cosine: z.number(),
+  bm25: z.number(),
+  blended: z.number(),
+  eval_factor: z.number(),
+  recency_factor: z.number(),
+  score: z.number(),
+  tier_rule: z.string(),
+  tier_threshold: z.number().nullable(),
+});
+export type RecallExplain = z.infer<typeof RecallExplain>;
+
+/** (+) With explain: the tier policy in force for the project. */
+export const TierPolicy = z.object({
+  policy: z.enum(['calibrated', 'fixed']),
+  duplicate_threshold: z.number().nullable(),
+  adapt_threshold: z.number(),
+  source: z.string(),
+});
+export type TierPolicy = z.infer<typeof TierPolicy>;
 
 export const RecallMatch = z.object({
   similarity: z.number().min(0).max(1),
@@ -91,6 +117,8 @@ export const RecallMatch = z.object({
   }),
   /** (+) With verify: the LLM's verdict on this match, or null when it was not verified. */
   verification: ReuseVerification.nullable().optional(),
+  /** (+) With explain: the score's parts and the tier rule. */
+  explain: RecallExplain.optional(),
 });
 export type RecallMatch = z.infer<typeof RecallMatch>;
 
@@ -100,6 +128,8 @@ export const RecallResponse = z.object({
   next_offset: z.number().int().nullable(),
   /** (+) With verify: what went wrong (LLM failure, unreadable answer, matches over the limit). */
   warnings: z.array(z.string()).optional(),
+  /** (+) With explain: the tier policy in force for the project. */
+  tier_policy: TierPolicy.optional(),
 });
 export type RecallResponse = z.infer<typeof RecallResponse>;
 

@@ -1,11 +1,17 @@
 import { DEDUP_JACCARD_THRESHOLD, dedupeByTask } from './dedup.js';
 import { qualityFactor } from './quality.js';
-import { recencyWeighted, type RecencyOptions } from './recency.js';
+import { recencyFactor, type RecencyOptions } from './recency.js';
 import type { RecallCandidate } from './types.js';
 
 export interface RankedCandidate extends RecallCandidate {
-  /** The ranking value: similarity × quality factor when eval-weighted, else similarity; × recency factor ^ weight. */
+  /** The ranking value: base × quality factor when eval-weighted; × recency factor ^ weight. */
   score: number;
+  /** The base the factors multiply: the hybrid blend when present, else the similarity. */
+  base: number;
+  /** 1 when not eval-weighted. */
+  eval_factor: number;
+  /** factor ^ weight; 1 when recency is off. */
+  recency_factor: number;
 }
 
 export interface RankOptions {
@@ -19,14 +25,22 @@ export interface RankOptions {
 
 /**
  * Recall's ranking (docs/behavior.md "Recall" 3-4): score each candidate, order by score (a stable
- * sort, so equal scores keep the storage's similarity order), then collapse near-duplicate
- * tasks, keeping the best-ranked member of each group. Recency applies before dedup, so of
- * two near-duplicates the fresher one can win; tiers are never derived from the score.
+ * sort, so equal scores keep the order they came in), then collapse near-duplicate tasks,
+ * keeping the best-ranked member of each group. The base is the hybrid blend (`blended`) when
+ * the candidate has one, else its similarity. Recency applies before dedup, so of two
+ * near-duplicates the fresher one can win; tiers are never derived from the score.
  */
-export function rankCandidates(candidates: RecallCandidate[], opts: RankOptions): RankedCandidate[] {
+export function rankCandidates<T extends RecallCandidate & { blended?: number }>(
+  candidates: T[],
+  opts: RankOptions,
+): (T & RankedCandidate)[] {
   const ranked = candidates.map((c) => {
-    const base = opts.evalWeighted ? c.similarity * qualityFactor(c.recent_evals) : c.similarity;
-    return { ...c, score: opts.recency ? recencyWeighted(base, c.updated_at, opts.recency) : base };
+    const base = c.blended ?? c.similarity;
+    const evalFactor = opts.evalWeighted ? qualityFactor(c.recent_evals) : 1;
+    const recency = opts.recency && opts.recency.weight > 0
+      ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
+      : 1;
+    return { ...c, base, eval_factor: evalFactor, recency_factor: recency, score: base * evalFactor * recency };
   });
   ranked.sort((a, b) => b.score - a.score);
   return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep) : ranked;

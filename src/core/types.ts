@@ -42,6 +42,13 @@ export type TierSource = 'env' | 'model_config' | 'builtin' | 'spec_default';
 /** The thresholds in force for the configured embedding model, with their sources. */
 export interface ReuseTierSettings extends TierThresholds {
   source: { duplicate: TierSource; adapt: TierSource };
+  /**
+   * (+) How tiers are decided (core/tier-policy.ts): `fixed` thresholds, or `calibrated`
+   * rules with a per-project adapt threshold (the thresholds above are then its fallback).
+   */
+  policy?: 'fixed' | 'calibrated';
+  /** Where the policy came from. */
+  policy_source?: 'env' | 'model_config' | 'env_thresholds' | 'default';
   /** The embedding model the thresholds were resolved for. */
   model: string;
 }

@@ -1,3 +1,4 @@
+import { explainLine, tierPolicyLine } from '../core/recall-explain.js';
 import type {
   AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, FeedbackResponse,
 } from '../contracts/llm.js';
@@ -35,9 +36,11 @@ export function renderRecall(res: RecallResponse): string {
     lines.push(
       `${i + 1}. ${m.reuse_tier} · similarity ${m.similarity.toFixed(3)} · success ${m.pattern.success_score.toFixed(1)} · ${m.pattern_key}`,
       `   task: ${oneLine(m.pattern.task)}`,
-      codeBlock(m.pattern.code),
     );
+    if (m.explain) lines.push(`   explain: ${explainLine(m.explain)}`);
+    lines.push(codeBlock(m.pattern.code));
   });
+  if (res.tier_policy) lines.push(`tier policy: ${tierPolicyLine(res.tier_policy)}`);
   if (res.has_more && res.next_offset !== null) lines.push(`more matches: offset ${res.next_offset}`);
   return lines.join('\n');
 }

@@ -71,7 +71,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Search the execution memory for stored solutions to tasks similar to yours. Call it BEFORE writing code for a ' +
       'task: a match with reuse_tier "duplicate" can be reused as is, "adapt" is a good starting point, "fresh" is ' +
-      'only loosely related. Returns matches ranked by similarity (0-1) with the stored code and its success score. ' +
+      'only loosely related. Returns matches ranked by score (meaning and shared words) with their similarity (0-1), the stored code and its success score. ' +
       'Read-only unless mark_reused is true.',
     input: RecallInput,
     output: RecallResponse,
@@ -85,6 +85,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       source: 'only patterns from this source',
       min_score: 'only patterns whose success score is at least this (0-10)',
       mark_reused: 'set true when you will actually reuse the returned code: it counts as a reuse and improves ranking',
+      explain: 'add each match\'s score parts (cosine, centred cosine, BM25, factors, tier rule) and the tier policy in force',
       verify: 'ask the service\'s LLM whether each duplicate/adapt match really solves your task (one extra call; can only lower a tier)',
     },
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -2,6 +2,7 @@ import type {
   AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternCursor, PatternFilter, PatternRecord,
   RecallCandidate, RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
+import type { HybridCandidateSet, HybridQuery } from '../core/hybrid.js';
 import type { BillingRepository } from './billing.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
@@ -38,6 +39,19 @@ export interface PatternRepository {
    * (newest first; none asked for when 0). Recall loads whole records for its page only.
    */
   candidates(scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, evalWindow: number): Promise<RecallCandidate[]>;
+  /**
+   * Hybrid recall's candidates (docs/behavior.md "Recall" 2): the union of the `vectorK`
+   * nearest patterns by cosine (none without a query vector) and the `keywordK` best by BM25
+   * over the query's selective terms (core/bm25.ts selectiveTerms), the filter applied inside both; for each, the exact raw cosine and its unit
+   * vector's dot product with the project's mean vector, plus the project's BM25 and mean
+   * figures (core/hybrid.ts scores them). Order of the candidates is not significant.
+   */
+  hybridCandidates(scope: Scope, query: HybridQuery): Promise<HybridCandidateSet>;
+  /**
+   * Up to `n` patterns with a meaningful vector, spread evenly over the scope in id order,
+   * with their unit vectors (the tier policy fits its threshold on them; bounded cost).
+   */
+  sampleVectors(scope: Scope, n: number): Promise<{ id: string; vector: Float32Array }[]>;
   /**
    * (+) One page of the scope's patterns matching the filter, newest updated_at first (ties:
    * higher id first), strictly after `after` in that order when given: keyset paging, so a

@@ -1,8 +1,10 @@
 import {
   calibrateThresholds, distribution, measure, outcome, type Distribution, type LabelledVectors, type TierOutcome,
 } from '../core/calibration.js';
+import { centeredCosine, centeringApplies, dot, unitVector } from '../core/hybrid.js';
 import { SPEC_TIERS } from '../core/similarity.js';
-import type { TierThresholds } from '../core/types.js';
+import { fitAdaptThreshold, fixedPolicy, type TierPolicyInForce } from '../core/tier-policy.js';
+import type { ReuseTierSettings, TierThresholds } from '../core/types.js';
 import type { CalibrationSetFile } from '../contracts/calibration.js';
 import type { Embedder } from '../ports/embedder.js';
 
@@ -23,6 +25,11 @@ export interface CalibrationReport {
   current: TierOutcome;
   /** The thresholds this set calls for, and how they treat it. */
   calibrated: TierOutcome;
+  /**
+   * (+) The model's tier policy, as a project holding the set's stored wordings would have it
+   * (calibrated: the adapt threshold fitted on those wordings, docs/behavior.md "Reuse tiers").
+   */
+  tier_policy: TierPolicyInForce;
 }
 
 /**
@@ -79,5 +86,31 @@ export async function calibrate(
     },
     current: outcome(m, { duplicate: current.duplicate, adapt: current.adapt }),
     calibrated: outcome(m, thresholds),
+    tier_policy: policyForSet(labelled.stored.map((s) => s.vector), current),
   };
+}
+
+/** The policy a project of exactly these stored vectors would get (every pair compared: the set is small). */
+function policyForSet(vectors: Float32Array[], current: TierThresholds & Partial<Pick<ReuseTierSettings, 'policy' | 'source'>>): TierPolicyInForce {
+  if (current.policy !== 'calibrated') return fixedPolicy(current, current.source?.adapt ?? 'spec_default');
+  const units = vectors.map(unitVector);
+  const sum = new Float64Array(units[0]?.length ?? 0);
+  for (const u of units) u.forEach((x, i) => (sum[i] += x));
+  const mean = Float32Array.from(sum, (x) => x / Math.max(1, units.length));
+  const mm = dot(mean, mean);
+  const centre = centeringApplies({ vectors: units.length, query_mean_dot: 0, mean_norm2: mm });
+  const meanDots = units.map((u) => dot(u, mean));
+  const bests = units.map((u, i) => {
+    let best = -Infinity;
+    units.forEach((v, j) => {
+      if (j === i) return;
+      const cos = dot(u, v);
+      best = Math.max(best, centre ? centeredCosine(cos, meanDots[i], meanDots[j], mm) : cos);
+    });
+    return best;
+  });
+  const fitted = fitAdaptThreshold(bests);
+  return fitted === null
+    ? { policy: 'calibrated', duplicate_threshold: null, adapt_threshold: current.adapt, source: 'small_project_fallback' }
+    : { policy: 'calibrated', duplicate_threshold: null, adapt_threshold: fitted, source: 'project_fit' };
 }

@@ -1,6 +1,7 @@
 import type { DeepHealthResponse, HealthResponse } from '../contracts/health.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
+import { tierPolicyReport } from './tier-policy.js';
 import { tiersInForce } from './tiers.js';
 
 type CheckStatus = 'ok' | 'error' | 'not_configured';
@@ -58,7 +59,7 @@ const llmProbeCache = new WeakMap<object, { at: number; check: Check }>();
  * cheap authenticated LLM call. Storage down → error (HTTP 503); embedder or LLM down →
  * degraded; no LLM configured is not a fault.
  */
-export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }): Promise<DeepHealthResponse> {
+export async function deepHealth(deps: ServiceDeps, meta: { version: string; startedAt: Date }, scope?: Scope): Promise<DeepHealthResponse> {
   const now = deps.clock.now();
   const [storage, embedding, llm] = await Promise.all([
     probe(deps, 'storage', storageProbe(deps)),
@@ -66,13 +67,25 @@ export async function deepHealth(deps: ServiceDeps, meta: { version: string; sta
     llmCheck(deps, now),
   ]);
   const status = storage.status === 'error' ? 'error' : embedding.status === 'error' || llm.status === 'error' ? 'degraded' : 'ok';
+  const tierPolicy = scope && storage.status !== 'error' ? await projectTierPolicy(deps, scope) : undefined;
   return {
     status,
     version: meta.version,
     uptime_seconds: Math.max(0, (now.getTime() - meta.startedAt.getTime()) / 1000),
     checks: { storage, llm, embedding },
     reuse_tiers: tiersInForce(deps),
+    ...(tierPolicy ? { tier_policy: tierPolicy } : {}),
   };
+}
+
+/** The caller's project's tier policy; a failure to fit is logged and leaves it out (health still answers). */
+async function projectTierPolicy(deps: ServiceDeps, scope: Scope): Promise<DeepHealthResponse['tier_policy']> {
+  try {
+    return await tierPolicyReport(deps, scope);
+  } catch (err) {
+    deps.logger.warn({ err }, 'deep health: the tier policy of the project could not be worked out');
+    return undefined;
+  }
 }
 
 async function llmCheck(deps: ServiceDeps, now: Date): Promise<Check> {

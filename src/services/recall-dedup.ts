@@ -14,10 +14,13 @@ const WORK_PER_SLICE = 500;
  * (core/ranking.ts, no dedup), then keep the first `ranking.keep` survivors of
  * NearDuplicateFilter, yielding to the event loop between slices of work.
  */
-export async function rankInSlices(candidates: RecallCandidate[], ranking: RankOptions): Promise<RankedCandidate[]> {
+export async function rankInSlices<T extends RecallCandidate & { blended?: number }>(
+  candidates: T[],
+  ranking: RankOptions,
+): Promise<(T & RankedCandidate)[]> {
   const ranked = rankCandidates(candidates, { ...ranking, deduplicate: false });
   if (!ranking.deduplicate) return ranked;
-  const filter = new NearDuplicateFilter<RankedCandidate>((c) => c.task);
+  const filter = new NearDuplicateFilter<T & RankedCandidate>((c) => c.task);
   let work = 0;
   let sliceEnd = WORK_PER_SLICE;
   for (const candidate of ranked) {

@@ -1,18 +1,23 @@
+import { unitVector } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
 import { widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
-import { reuseTier } from '../core/similarity.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
+import { decideKeywordTier, decideTier, type TierDecision, type TierPolicyInForce } from '../core/tier-policy.js';
 import { isMeaningfulVector } from '../core/vector.js';
-import type { RecallInput, RecallMatch, RecallResponse } from '../contracts/memory.js';
+import type { RecallExplain, RecallInput, RecallMatch, RecallResponse } from '../contracts/memory.js';
 import {
   patternKey, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { rankInSlices } from './recall-dedup.js';
-import { tiersInForce } from './tiers.js';
+import { hybridRanking } from './recall-hybrid.js';
+import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
+
+/** A ranked candidate with whatever parts its ranking had (hybrid: the blend's; cosine: none). */
+type Ranked = RankedCandidate & { cosine?: number; centered_cosine?: number; bm25?: number; blended?: number };
 
 /** 'keyword' when the embedder failed and matches were ranked by token overlap instead. */
 export type RecallMode = 'semantic' | 'keyword';
@@ -64,16 +69,17 @@ export async function recall(
   }
   const mode: RecallMode = vector ? 'semantic' : 'keyword';
   const ranking = rankOptions(input, started);
-  const ranked = vector
-    ? await semanticRanking(deps, scope, vector, filter, input, ranking)
-    : await keywordRanking(deps, scope, filter, input, ranking);
+  const { ranked, docs } = await rankAll(deps, scope, vector, filter, input, ranking);
+  const policy = await tierPolicyFor(deps, scope, docs);
 
   const end = input.offset + input.limit;
   const page = ranked.slice(input.offset, end);
   const ids = page.map((c) => c.id);
+  const decisions = new Map(page.map((c) => [c.id, decide(policy, input.task, c, mode)]));
   // Verdicts come before the bookkeeping: a match the LLM demotes to fresh is not a reuse.
-  const review = verify ? await reviewPage(deps, scope, input.task, page) : null;
-  const tierOf = (c: RankedCandidate) => review?.tiers.get(c.id) ?? reuseTier(c.similarity, tiersInForce(deps));
+  const review = verify ? await reviewPage(deps, scope, input.task, page, decisions, policy.policy) : null;
+  const decisionOf = (c: RankedCandidate) => review?.decisions.get(c.id) ?? decisions.get(c.id)!;
+  const tierOf = (c: RankedCandidate) => decisionOf(c).tier;
   // Whole records for the page only; a POST recall reads them in the same step as it records
   // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
   let records: PatternRecord[];
@@ -92,10 +98,12 @@ export async function recall(
     if (!record) return [];
     const match = toMatch(c, record, tierOf(c));
     if (review) match.verification = review.verifications.get(c.id) ?? null;
+    if (input.explain) match.explain = explainOf(c, decisionOf(c));
     return [match];
   });
   const has_more = ranked.length > end;
   const result: RecallResponse = { matches, has_more, next_offset: has_more ? end : null };
+  if (input.explain) result.tier_policy = policy;
   if (review && review.warnings.length > 0) result.warnings = review.warnings;
   return { result, mode };
 }
@@ -115,6 +123,51 @@ function rankOptions(input: RecallInput, now: Date): RankOptions {
   const weight = input.recency_weight;
   if (weight > 0) opts.recency = { weight, halfLifeDays: input.recency_half_life_days, now };
   return opts;
+}
+
+/**
+ * Ranks the scope's candidates for the query: hybrid (default), cosine alone
+ * (SERVICE_RECALL_RANKING=cosine), or, without a query vector, the keyword index alone; a
+ * query with no terms at all (emoji only, say) and no vector is matched on its exact text.
+ */
+async function rankAll(
+  deps: ServiceDeps,
+  scope: Scope,
+  vector: Float32Array | null,
+  filter: PatternFilter,
+  input: RecallInput,
+  ranking: RankOptions,
+): Promise<{ ranked: Ranked[]; docs: number }> {
+  const need = input.offset + input.limit;
+  if (vector && deps.config.recallRanking.mode === 'cosine') {
+    return { ranked: await semanticRanking(deps, scope, vector, filter, input, ranking), docs: await deps.storage.patterns.count(scope) };
+  }
+  if (!vector && tokenSet(input.task).size === 0) {
+    return { ranked: await keywordRanking(deps, scope, filter, input, ranking), docs: await deps.storage.patterns.count(scope) };
+  }
+  return hybridRanking(deps, scope, input.task, vector ? unitVector(vector) : null, filter, need, input.eval_weighted, ranking);
+}
+
+/** The tier rule for one match: by similarity (semantic) or token overlap (keyword fallback). */
+function decide(policy: TierPolicyInForce, task: string, c: Ranked, mode: RecallMode): TierDecision {
+  if (mode === 'keyword') return decideKeywordTier(policy, { queryText: task, candidateText: c.task, overlap: c.similarity });
+  const cosine = c.cosine ?? c.similarity;
+  return decideTier(policy, { queryText: task, candidateText: c.task, cosine, centered: c.centered_cosine ?? cosine });
+}
+
+function explainOf(c: Ranked, d: TierDecision): RecallExplain {
+  const cosine = c.cosine ?? c.similarity;
+  return {
+    cosine,
+    centered_cosine: c.centered_cosine ?? cosine,
+    bm25: c.bm25 ?? 0,
+    blended: c.base,
+    eval_factor: c.eval_factor,
+    recency_factor: c.recency_factor,
+    score: c.score,
+    tier_rule: d.rule,
+    tier_threshold: d.threshold,
+  };
 }
 
 /** Over-fetch, rank, dedup; widen while the page is still short and the scope has more. */

@@ -1,27 +1,27 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../core/errors.js';
-import { reuseTier } from '../core/similarity.js';
-import { parseVerdicts, verifiedTier } from '../core/verification.js';
+import { applyVerdict, type TierDecision, type TierPolicyName } from '../core/tier-policy.js';
+import { parseVerdicts } from '../core/verification.js';
 import type { ReuseVerification } from '../contracts/memory.js';
 import type { PatternRecord, ReuseTier, Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import type { ServiceDeps } from './deps.js';
 import { FENCE_RULE, extractJson, fence } from './llm-support.js';
-import { tiersInForce } from './tiers.js';
 
 /**
  * Verified reuse (opt-in `verify: true` on recall): a second opinion from the LLM on the
  * page's reusable matches. Similarity says "these words are close"; the LLM reads the stored
  * code and says whether it solves the new task as is (duplicate), with changes (adapt) or not
- * at all (fresh). A verdict can only lower a tier. One call covers the whole page; verdicts
+ * at all (fresh). A verdict can lower a tier; under the calibrated policy it can also raise a
+ * match it read from adapt to duplicate (core/tier-policy.ts applyVerdict). One call covers the whole page; verdicts
  * are cached by (scope, task text, pattern key, the pattern's content), so a repeated recall
  * costs nothing and a pattern whose solution was replaced is judged again. The content stands
  * for "last update" because updated_at also moves on every reuse bump of a POST recall, which
  * would make every repeated recall a cache miss.
  */
 export interface PageReview {
-  /** Final tier per pattern id (similarity tier, lowered by the verdict). */
-  tiers: Map<string, ReuseTier>;
+  /** Final tier decision per pattern id (the policy's, changed by the verdict). */
+  decisions: Map<string, TierDecision>;
   /** Per pattern id: the verdict, or null when the match was not verified. */
   verifications: Map<string, ReuseVerification | null>;
   warnings: string[];
@@ -52,16 +52,18 @@ export async function reviewPage(
   deps: ServiceDeps,
   scope: Scope,
   task: string,
-  page: { id: string; similarity: number }[],
+  page: { id: string }[],
+  initial: ReadonlyMap<string, TierDecision>,
+  policy: TierPolicyName,
 ): Promise<PageReview> {
   const llm = deps.llm;
   if (!llm) throw new Error('reviewPage called without an LLM (assertCanVerify first)');
-  const thresholds = tiersInForce(deps);
-  const tiers = new Map(page.map((c) => [c.id, reuseTier(c.similarity, thresholds)]));
+  const decisions = new Map(initial);
+  const tierOf = (id: string): ReuseTier => decisions.get(id)?.tier ?? 'fresh';
   const verifications = new Map<string, ReuseVerification | null>(page.map((c) => [c.id, null]));
   const warnings: string[] = [];
-  const reusable = page.filter((c) => tiers.get(c.id) !== 'fresh');
-  if (reusable.length === 0) return { tiers, verifications, warnings };
+  const reusable = page.filter((c) => tierOf(c.id) !== 'fresh');
+  if (reusable.length === 0) return { decisions, verifications, warnings };
 
   const records = new Map((await deps.storage.patterns.getMany(scope, reusable.map((c) => c.id))).map((r) => [r.id, r]));
   const cache = cacheFor(llm);
@@ -90,9 +92,10 @@ export async function reviewPage(
     }
   }
   for (const [id, verification] of verifications) {
-    if (verification) tiers.set(id, verifiedTier(tiers.get(id)!, verification.verdict));
+    const decision = decisions.get(id);
+    if (verification && decision) decisions.set(id, applyVerdict(policy, decision, verification.verdict));
   }
-  return { tiers, verifications, warnings };
+  return { decisions, verifications, warnings };
 }
 
 /** One call for all of `records`; what could not be read is left out, with a warning. */

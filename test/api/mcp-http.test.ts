@@ -102,6 +102,14 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     expect(matches[0].pattern.reuse_count).toBe(0);
     expect(reused[0].pattern.reuse_count).toBe(1);
 
+    // explain: the parts in the structured result and one line per match in the text.
+    const explained = await call(reader, 'recall', { task: TASK, explain: true, limit: 1 });
+    const body = explained.structuredContent as { matches: { explain: { tier_rule: string } }[]; tier_policy: { policy: string } };
+    expect(body.matches[0].explain.tier_rule).toBe('same_text');
+    expect(body.tier_policy.policy).toBe('calibrated');
+    expect(text(explained)).toMatch(/explain: cosine 1\.000 · centred 1\.000 · bm25 \d+\.\d{3} .* rule same_text/);
+    expect(text(explained)).toContain('tier policy: calibrated:');
+
     const refused = errorOf(await call(reader, 'learn', { task: 'a reader tries to write', code: 'x = 1', eval_score: 5 }));
     expect(refused).toMatchObject({ code: 'forbidden', status: 403 });
     expect(refused.detail).toContain('"learn" permission');

@@ -202,9 +202,16 @@ describe('recall paging and dedup', () => {
     expect(minScore.matches.some((m: { pattern: { task: string } }) => m.pattern.task.includes('changelog'))).toBe(false);
   });
 
-  it('ranks by similarity alone when eval_weighted is false', async () => {
-    const res = (await t.call('POST', '/v1/recall', { task: 'Compress log files', eval_weighted: false, limit: 50, readonly: true })).json();
-    for (const m of res.matches) expect(m.score).toBe(m.similarity);
+  it('ranks by the hybrid blend alone when eval_weighted is false', async () => {
+    const res = (await t.call('POST', '/v1/recall', { task: 'Compress log files', eval_weighted: false, limit: 50, readonly: true, explain: true })).json();
+    expect(res.matches.length).toBeGreaterThan(1);
+    for (const m of res.matches) {
+      expect(m.explain.eval_factor).toBe(1);
+      expect(m.score).toBe(m.explain.blended);
+      expect(m.explain.cosine).toBeCloseTo(m.similarity, 6);
+    }
+    const scores = res.matches.map((m: { score: number }) => m.score);
+    expect(scores).toEqual([...scores].sort((x, y) => y - x));
   });
 });
 

@@ -37,10 +37,12 @@ describe('recency-weighted recall', () => {
     const [fresh, old] = weighted.matches;
     expect(old.similarity).toBeCloseTo(plain.matches[0].similarity, 6);
     expect(old.reuse_tier).toBe(plain.matches[0].reuse_tier);
-    // 151 days at a 7-day half-life: score = similarity × 0.5^(151/7).
-    expect(old.score).toBeCloseTo(old.similarity * 0.5 ** (151 / 7), 9);
+    // Recency multiplies the ranking score without it (the hybrid blend, issue 27).
+    const unweighted = new Map(plain.matches.map((m: { pattern_key: string; score: number }) => [m.pattern_key, m.score]));
+    // 151 days at a 7-day half-life: score = blend × 0.5^(151/7).
+    expect(old.score).toBeCloseTo((unweighted.get(oldKey) as number) * 0.5 ** (151 / 7), 9);
     // Two days old: factor 0.5^(2/7).
-    expect(fresh.score).toBeCloseTo(fresh.similarity * 0.5 ** (2 / 7), 9);
+    expect(fresh.score).toBeCloseTo((unweighted.get(newKey) as number) * 0.5 ** (2 / 7), 9);
   });
 
   it('GET recall takes the same fields from the query string; bad values are 422', async () => {

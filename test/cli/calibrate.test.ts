@@ -57,6 +57,19 @@ describe('service calibrate', () => {
     const report = JSON.parse(res.stdout) as { current: { thresholds: { adapt: number } }; current_source: { adapt: string } };
     expect(report.current.thresholds.adapt).toBe(0.5);
     expect(report.current_source.adapt).toBe('env');
+    // A threshold set in the environment means the fixed policy.
+    expect((report as unknown as { tier_policy: unknown }).tier_policy).toEqual({ policy: 'fixed', duplicate_threshold: 0.98, adapt_threshold: 0.5, source: 'env' });
+  });
+
+  it('shows the calibrated policy a project of the stored wordings would get', async () => {
+    const small = JSON.parse((await runCli(['calibrate', setFile, '--json'])).stdout) as { tier_policy: unknown };
+    expect(small.tier_policy).toEqual({ policy: 'calibrated', duplicate_threshold: null, adapt_threshold: 0.76, source: 'small_project_fallback' });
+    const full = await runCli(['calibrate', 'test/fixtures/calibration/programming-tasks.json', '--json']);
+    expect(full.code).toBe(0);
+    const policy = (JSON.parse(full.stdout) as { tier_policy: { policy: string; source: string; adapt_threshold: number } }).tier_policy;
+    expect(policy).toMatchObject({ policy: 'calibrated', source: 'project_fit' });
+    expect(policy.adapt_threshold).toBeGreaterThan(0);
+    expect(policy.adapt_threshold).toBeLessThan(0.76);
   });
 
   it('refuses a malformed set, a bad rate and a missing folder with exit 2', async () => {

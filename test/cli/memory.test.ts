@@ -150,6 +150,17 @@ describe('output for people', () => {
     expect(plain).toContain('more matches: --offset 2');
   });
 
+  it('--explain prints each match\'s score parts and the tier policy (JSON when piped)', async () => {
+    const res = await runCliInTty(['recall', HTTP_TASK, '--limit', '2', '--readonly', '--explain', '--url', server.url], { env: { NO_COLOR: '1' } });
+    expect(res.code).toBe(0);
+    expect(res.output).toMatch(/^1: cosine 1\.000 · centred 1\.000 · bm25 \d+\.\d{3} · blended \d\.\d{3} · eval ×\d\.\d{3} · recency ×1\.000 · score \d\.\d{3} · rule same_text/m);
+    // Three patterns: a small project, so the model's fixed adapt threshold applies.
+    expect(res.output).toContain('tier policy calibrated: duplicate by rule (same text, cosine ≥ 0.999 or LLM), adapt ≥ 0.76 (small_project_fallback)');
+    const piped = JSON.parse((await cli(['recall', HTTP_TASK, '--limit', '1', '--readonly', '--explain'])).stdout) as Recalled & { tier_policy: { policy: string } };
+    expect(piped.tier_policy.policy).toBe('calibrated');
+    expect((piped.matches[0] as unknown as { explain: { tier_rule: string } }).explain.tier_rule).toBe('same_text');
+  });
+
   it('NO_COLOR removes every colour code, --json prints JSON even on a terminal', async () => {
     const noColor = await runCliInTty(['recall', HTTP_TASK, '--limit', '1', '--readonly', '--url', server.url], { env: { NO_COLOR: '1' } });
     expect(noColor.code).toBe(0);

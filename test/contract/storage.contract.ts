@@ -12,6 +12,7 @@ import { repositoryContract } from './storage.contract.repos.js';
 import { governanceContract } from './storage.contract.governance.js';
 import { learnContract } from './storage.contract.learn.js';
 import { quotaContract } from './storage.contract.quota.js';
+import { hybridContract } from './storage.contract.hybrid.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -37,5 +38,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     governanceContract(() => storage);
     learnContract(() => storage);
     quotaContract(() => storage);
+    hybridContract(() => storage);
   });
 }

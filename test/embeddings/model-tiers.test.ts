@@ -22,6 +22,7 @@ describe('reuse-tier thresholds: env → model folder → built-in → spec', ()
     const known = 'Xenova/all-MiniLM-L6-v2';
     expect(await resolveReuseTiers({ env: NONE, modelFolder: dir.path, modelId: known })).toEqual({
       duplicate: 0.81, adapt: 0.64, source: { duplicate: 'model_config', adapt: 'model_config' }, model: known,
+      policy: 'fixed', policy_source: 'default',
     });
     expect(await resolveReuseTiers({ env: { duplicate: null, adapt: 0.5 }, modelFolder: dir.path, modelId: known })).toMatchObject({
       duplicate: 0.81, adapt: 0.5, source: { duplicate: 'model_config', adapt: 'env' },
@@ -31,6 +32,17 @@ describe('reuse-tier thresholds: env → model folder → built-in → spec', ()
     });
   });
 
+  it('reads tier_policy from the folder; SERVICE_TIER_POLICY, then thresholds set in the environment, override it', async () => {
+    const folder = join(dir.path, 'calibrated');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'config.json'), JSON.stringify({ reuse_tiers: { duplicate: 0.98, adapt: 0.76 }, tier_policy: 'calibrated' }));
+    expect(await resolveReuseTiers({ env: NONE, modelFolder: folder, modelId: 'm' })).toMatchObject({ policy: 'calibrated', policy_source: 'model_config' });
+    expect(await resolveReuseTiers({ env: { ...NONE, policy: 'fixed' }, modelFolder: folder, modelId: 'm' })).toMatchObject({ policy: 'fixed', policy_source: 'env' });
+    expect(await resolveReuseTiers({ env: { duplicate: null, adapt: 0.5 }, modelFolder: folder, modelId: 'm' })).toMatchObject({ policy: 'fixed', policy_source: 'env_thresholds' });
+    await writeFile(join(folder, 'config.json'), JSON.stringify({ tier_policy: 'loose' }));
+    await expect(resolveReuseTiers({ env: NONE, modelFolder: folder, modelId: 'm' })).rejects.toThrow(/tier_policy must be "fixed" or "calibrated"/);
+  });
+
   it('falls back to a built-in entry for a known model, then to the spec', async () => {
     const hosted = await resolveReuseTiers({ env: NONE, modelFolder: null, modelId: 'text-embedding-3-small' });
     expect(hosted).toMatchObject({ ...BUILTIN_REUSE_TIERS['text-embedding-3-small'], source: { duplicate: 'builtin', adapt: 'builtin' } });
@@ -38,6 +50,7 @@ describe('reuse-tier thresholds: env → model folder → built-in → spec', ()
     await mkdir(emptyFolder, { recursive: true });
     expect(await resolveReuseTiers({ env: NONE, modelFolder: emptyFolder, modelId: 'my-model' })).toEqual({
       duplicate: 0.92, adapt: 0.7, source: { duplicate: 'spec_default', adapt: 'spec_default' }, model: 'my-model',
+      policy: 'fixed', policy_source: 'default',
     });
   });
 
@@ -87,6 +100,8 @@ describe('a model folder carrying its own thresholds, through the server', () =>
     const res = await t.call('GET', '/v1/health/deep');
     expect(res.json().reuse_tiers).toEqual({
       duplicate: 0.99, adapt: 0.05, source: { duplicate: 'model_config', adapt: 'model_config' }, model: 'tiered-model',
+      // A copy of the bundled model's folder: its config.json names the calibrated policy.
+      policy: 'calibrated', policy_source: 'model_config',
     });
   });
 

@@ -11,12 +11,13 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
   'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
-  'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects', 'roi_events',
+  'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
+  'recall_doc_stats', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
 ];
 
@@ -90,6 +91,8 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0007_hybrid_recall']);
+    expect(await tables(pool)).not.toContain('recall_term_stats');
     expect(await migrateDown(pool)).toEqual(['0006_billing']);
     expect(await migrateDown(pool)).toEqual(['0004_reference_pattern_ids']);
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
@@ -149,6 +152,36 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(await migrateDown(pool)).toEqual(['0003_fast_recall']);
     expect(await indexes()).toEqual(before);
     expect(await fillfactor()).toBeNull();
+  });
+
+  it('0007: figures of patterns stored before it are backfilled, and triggers keep them after', async () => {
+    const insert = (id: string, task: string, embedding: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, $2, 'c', 5, 5, now(), now(), 3, $3)`,
+      [id, task, embedding],
+    );
+    await migrateUp(pool, { to: '0006' });
+    await insert('a1', 'Parse the CSV, parse it', '[3,0,4]');
+    await insert('a2', 'sum a column', '[0,0,0]');
+    expect(await migrateUp(pool, { to: '0007' })).toEqual(['0007_hybrid_recall']);
+    const stats = async () => ({
+      doc: (await pool.query('SELECT docs::int, total_terms::int FROM recall_doc_stats')).rows,
+      df: (await pool.query('SELECT term, df::int FROM recall_term_stats ORDER BY term')).rows.map((r) => `${r.term}:${r.df}`),
+      sums: (await pool.query('SELECT vector_sum::text, vectors::int FROM recall_vector_sums')).rows,
+    });
+    // Terms as core/bm25.ts tokenizes them; the zero vector is not in the mean.
+    expect(await stats()).toEqual({
+      doc: [{ docs: 2, total_terms: 8 }],
+      df: ['a:1', 'column:1', 'csv:1', 'it:1', 'parse:1', 'sum:1', 'the:1'],
+      sums: [{ vector_sum: '[0.6,0,0.8]', vectors: 1 }],
+    });
+    await pool.query("UPDATE patterns SET task = 'sum two columns', embedding = '[0,1,0]' WHERE id = 'a2'");
+    await pool.query("DELETE FROM patterns WHERE id = 'a1'");
+    expect(await stats()).toEqual({
+      doc: [{ docs: 1, total_terms: 3 }],
+      df: ['columns:1', 'sum:1', 'two:1'],
+      sums: [{ vector_sum: '[0,1,0]', vectors: 1 }],
+    });
   });
 
   it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
@@ -234,7 +267,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

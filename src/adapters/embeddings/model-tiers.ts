@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../config.js';
-import { ReuseTiersFile } from '../../contracts/calibration.js';
+import { ReuseTiersFile, TierPolicyFile } from '../../contracts/calibration.js';
 import { SPEC_TIERS } from '../../core/similarity.js';
 import type { ReuseTierSettings, TierSource, TierThresholds } from '../../core/types.js';
 
@@ -33,7 +33,7 @@ export const BUILTIN_REUSE_TIERS: Readonly<Record<string, TierThresholds>> = Obj
 
 export interface ResolveInput {
   /** The environment's values (null: variable not set). */
-  env: { duplicate: number | null; adapt: number | null };
+  env: { duplicate: number | null; adapt: number | null; policy?: 'fixed' | 'calibrated' | null };
   /** The local model's folder, if the model was loaded from one. */
   modelFolder: string | null;
   /** The embedder's model id (hub id, hosted name or folder name). */
@@ -57,7 +57,30 @@ export async function resolveReuseTiers(input: ResolveInput): Promise<ReuseTierS
     const variable = adaptSource === 'env' ? 'SERVICE_TIER_ADAPT' : 'SERVICE_TIER_DUPLICATE';
     throw new ConfigError(variable, `adapt threshold ${adapt} (${adaptSource}) exceeds duplicate threshold ${duplicate} (${duplicateSource})`);
   }
-  return { duplicate, adapt, source: { duplicate: duplicateSource, adapt: adaptSource }, model: input.modelId };
+  const folderPolicy = input.modelFolder ? await readModelTierPolicy(input.modelFolder) : null;
+  const [policy, policySource] = pickPolicy(input.env, folderPolicy);
+  return { duplicate, adapt, source: { duplicate: duplicateSource, adapt: adaptSource }, model: input.modelId, policy, policy_source: policySource };
+}
+
+/**
+ * The tier policy: SERVICE_TIER_POLICY, else `fixed` when the operator set a threshold (they
+ * asked for thresholds), else the model folder's `tier_policy`, else `fixed`.
+ */
+function pickPolicy(env: ResolveInput['env'], fromFolder: 'fixed' | 'calibrated' | null): ['fixed' | 'calibrated', NonNullable<ReuseTierSettings['policy_source']>] {
+  if (env.policy) return [env.policy, 'env'];
+  if (env.duplicate !== null || env.adapt !== null) return ['fixed', 'env_thresholds'];
+  if (fromFolder) return [fromFolder, 'model_config'];
+  return ['fixed', 'default'];
+}
+
+/** `tier_policy` of a model folder's config.json; null when the file or the entry is absent. */
+export async function readModelTierPolicy(folder: string): Promise<'fixed' | 'calibrated' | null> {
+  const file = join(folder, 'config.json');
+  const config = await readConfigJson(file);
+  if (config === null || config.tier_policy === undefined) return null;
+  const parsed = TierPolicyFile.safeParse(config.tier_policy);
+  if (!parsed.success) throw new ConfigError('SERVICE_EMBEDDING_MODEL_PATH', `${file}: tier_policy must be "fixed" or "calibrated"`);
+  return parsed.data;
 }
 
 /** `reuse_tiers` of a model folder's config.json; null when the file or the entry is absent. */

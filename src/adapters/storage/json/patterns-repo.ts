@@ -1,4 +1,5 @@
 import { ConflictError } from '../../../core/errors.js';
+import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
 import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import { assertPatternId, isPatternId } from './ids.js';
@@ -51,6 +52,51 @@ function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Array, k:
   if (!store || !(limit > 0)) return [];
   const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
   return store.state.index.search(normalized(vector), limit, accept);
+}
+
+/**
+ * Hybrid candidates of one scope: the vector index's nearest rows and the keyword index's
+ * best BM25 rows (both filtered inside the scan), each with its exact cosine and mean dot.
+ */
+function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): HybridCandidateSet {
+  const store = registry.forRead(scope);
+  const state = store?.state;
+  const unit = query.vector ? normalized(query.vector) : null;
+  const dim = unit?.length ?? state?.index.dimension ?? 0;
+  const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, df: new Map<string, number>() };
+  const mean = state && dim > 0 ? state.vectorMean.mean(dim) : null;
+  const stats = {
+    ...keywordStats,
+    vectors: mean ? state!.vectorMean.count : 0,
+    query_mean_dot: mean && unit ? dot(unit, mean) : null,
+    mean_norm2: mean ? dot(mean, mean) : null,
+  };
+  if (!state) return { candidates: [], stats };
+  // id → cosine when the vector scan already computed it.
+  const ids = new Map<string, number | null>();
+  if (unit && query.vectorK > 0) {
+    for (const hit of nearest(registry, scope, unit, query.vectorK, query.filter)) ids.set(hit.id, hit.score);
+  }
+  const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
+  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept)) if (!ids.has(hit.id)) ids.set(hit.id, null);
+  const window = Math.floor(query.evalWindow);
+  const candidates: HybridCandidate[] = [];
+  for (const [id, scanned] of ids) {
+    const record = state.patterns.get(id);
+    if (!record) continue;
+    const vector = state.index.vectorOf(id);
+    const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
+    candidates.push({
+      id,
+      task: record.task,
+      similarity: clamp01(cosine),
+      cosine,
+      mean_dot: mean && vector && vector.length === mean.length ? dot(vector, mean) : null,
+      recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
+      updated_at: record.updated_at,
+    });
+  }
+  return { candidates, stats };
 }
 
 export function createPatternRepository(registry: ScopeRegistry): PatternRepository {
@@ -197,6 +243,25 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         recent_evals: (window > 0 ? state?.recentEvals(h.id, window) : undefined) ?? [],
         updated_at: h.item.updated_at,
       }));
+    },
+
+    async hybridCandidates(scope, query) {
+      return hybrid(registry, scope, query);
+    },
+
+    async sampleVectors(scope, n) {
+      const state = registry.forRead(scope)?.state;
+      const want = Math.floor(n);
+      if (!state || !(want > 0)) return [];
+      const ids = [...state.patterns.keys()].filter((id) => state.index.vectorOf(id)?.some((x) => x !== 0)).sort();
+      // The rows where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
+      const out: { id: string; vector: Float32Array }[] = [];
+      const total = ids.length;
+      for (let r = 0; r < total && out.length < want; r++) {
+        if (r > 0 && Math.floor((r * want) / total) === Math.floor(((r - 1) * want) / total)) continue;
+        out.push({ id: ids[r], vector: Float32Array.from(state.index.vectorOf(ids[r])!) });
+      }
+      return out;
     },
 
     async vectors(scope, ids) {

@@ -1,8 +1,10 @@
 import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
+import { KeywordIndex } from './keyword-index.js';
 import { encodeVector } from './vector-codec.js';
 import { VectorIndex } from './vector-index.js';
+import { VectorMean } from './vector-mean.js';
 
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;
@@ -25,6 +27,9 @@ function byTime(a: EvalObservation, b: EvalObservation): number {
 export class ScopeState {
   readonly patterns = new Map<string, PatternRecord>();
   readonly index: VectorIndex<PatternRecord>;
+  /** Hybrid recall's keyword side and the mean its cosines are centred on (same life as `index`). */
+  readonly keywords = new KeywordIndex();
+  readonly vectorMean = new VectorMean();
   readonly feedback = new Map<string, FeedbackCluster>();
   readonly skills = new Map<string, string[]>();
   metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
@@ -46,16 +51,21 @@ export class ScopeState {
       case 'put': {
         const rec = { ...op.p };
         this.patterns.set(rec.id, rec);
+        this.keywords.set(rec.id, rec.task);
         if (unitVector !== undefined) this.setVector(rec.id, rec, unitVector);
         else this.index.setItem(rec.id, rec);
         return;
       }
-      case 'del':
+      case 'del': {
         this.patterns.delete(op.id);
+        this.keywords.remove(op.id);
+        const old = this.index.vectorOf(op.id);
+        if (old) this.vectorMean.remove(old);
         this.index.remove(op.id);
         this.evals.delete(op.id);
         this.skills.delete(op.id);
         return;
+      }
       case 'vec': {
         const rec = this.patterns.get(op.id);
         if (rec && unitVector !== undefined) this.setVector(op.id, rec, unitVector);
@@ -200,8 +210,15 @@ export class ScopeState {
   }
 
   private setVector(id: string, rec: PatternRecord, unit: Float32Array | string): void {
+    const old = this.index.vectorOf(id);
+    if (old) this.vectorMean.remove(old);
+    const dimension = this.index.dimension;
     if (typeof unit === 'string') this.index.setEncoded(id, rec, unit);
     else this.index.set(id, rec, unit);
+    // A vector of a new dimension empties the index (reindex to another model); the mean restarts with it.
+    if (dimension !== 0 && this.index.dimension !== dimension) this.vectorMean.reset();
+    const stored = this.index.vectorOf(id);
+    if (stored) this.vectorMean.add(stored);
   }
 
   private addEval(id: string, score: number, at: string): void {

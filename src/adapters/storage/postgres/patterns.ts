@@ -6,6 +6,7 @@ import type { PlannerStatistics } from './planner-stats.js';
 import { EVAL_INSERT_SQL } from './scoped.js';
 import { iso, parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
 import { lockTenantQuota } from './tenant-quota.js';
+import { buildHybridStatement, hybridResult, type HybridRow } from './hybrid-search.js';
 import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
@@ -210,6 +211,30 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
         recent_evals: r.recent_evals ?? [],
         updated_at: iso(r.updated_at),
       }));
+    },
+
+    async hybridCandidates(scope, query) {
+      const res = await runSearch<HybridRow>(db, 'patterns.hybridCandidates', buildHybridStatement(scope, query));
+      return hybridResult(res.rows, query);
+    },
+
+    async sampleVectors(scope, n) {
+      const want = Math.floor(n);
+      if (!(want > 0)) return [];
+      // Every (count / n)-th pattern in id order; the window runs over ids only (primary key).
+      const res = await db.query<{ id: string; embedding: string }>(
+        `WITH ranked AS (
+           SELECT id, row_number() OVER (ORDER BY id) - 1 AS r, count(*) OVER () AS total
+           FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND vector_norm(embedding) > 0
+         )
+         SELECT p.id, l2_normalize(p.embedding)::text AS embedding FROM ranked k
+         JOIN patterns p ON p.tenant_id = $1 AND p.project_id = $2 AND p.id = k.id
+         WHERE floor(k.r * $3::float8 / k.total) <> floor((k.r - 1) * $3::float8 / k.total) OR k.r = 0
+         ORDER BY p.id LIMIT $3`,
+        [scope.tenant_id, scope.project_id, want],
+        'patterns.sampleVectors',
+      );
+      return res.rows.map((r) => ({ id: r.id, vector: parseVector(r.embedding) }));
     },
 
     async list(scope, { limit, after, filter }) {

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import { repoRoot, UsageError } from '../args.js';
+import { syntheticRuns } from '../synthetic.js';
+import type { ServiceDeps } from '../../src/services/deps.js';
+import {
+  ask, calibrationSet, conalaSet, depsFor, openModel, openTempStore, runSet, SCOPE, VARIANTS, type QualityResult, type Share, type Variant,
+} from './protocol.js';
+
+/**
+ * `npm run bench -- --recall-quality`: the recall-quality protocol (protocol.ts) on CoNaLa and
+ * the project's calibration set, before (cosine ranking, fixed tiers) and after (hybrid
+ * ranking, the model's calibrated policy), then the recall CPU per request on a synthetic
+ * 10k-pattern store, both variants interleaved on the same store so a shared machine's load
+ * falls on both alike.
+ */
+export const RECALL_QUALITY_USAGE = `usage: npm run bench -- --recall-quality [--conala FILE] [--model PATH] [--cost-size 10000] [--cost-queries 300]
+  --conala FILE       the CoNaLa recall set (default test/fixtures/recall/conala-recall.json)
+  --model PATH        embedding model folder (default: the bundled models/use-lite-static-m2v)
+  --cost-size N       patterns in the store the per-request cost is measured on (default 10000; 0: skip)
+  --cost-queries N    recalls per variant for the cost (default 300)
+  --cost-only         only the per-request cost
+  --vector-weight W   the blend's vector weight (default: SERVICE_RECALL_VECTOR_WEIGHT's default)`;
+
+interface Options { conala: string; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null }
+
+function parse(argv: string[]): Options {
+  const root = repoRoot();
+  const o: Options = {
+    conala: join(root, 'test', 'fixtures', 'recall', 'conala-recall.json'),
+    model: join(root, 'models', 'use-lite-static-m2v'),
+    costSize: 10_000,
+    costQueries: 300,
+    costOnly: false,
+    vectorWeight: null,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (flag === '--recall-quality') continue;
+    if (flag === '--cost-only') {
+      o.costOnly = true;
+      continue;
+    }
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (flag === '--conala') o.conala = value;
+    else if (flag === '--model') o.model = value;
+    else if (flag === '--cost-size') o.costSize = Number(value);
+    else if (flag === '--cost-queries') o.costQueries = Number(value);
+    else if (flag === '--vector-weight') o.vectorWeight = Number(value);
+    else throw new UsageError(`unknown option "${flag}"\n${RECALL_QUALITY_USAGE}`);
+    i++;
+  }
+  if (!Number.isInteger(o.costSize) || o.costSize < 0) throw new UsageError('--cost-size needs a whole number');
+  if (!Number.isInteger(o.costQueries) || o.costQueries <= 0) throw new UsageError('--cost-queries needs a positive whole number');
+  return o;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const ratio = (s: Share) => (s.of === 0 ? '-' : `${s.count}/${s.of} (${pct(s.count / s.of)})`);
+
+function qualityTable(results: QualityResult[]): string {
+  const rows = [
+    ['set', 'variant', 'queries', 'p@1', 'p@5', 'MRR@10', 'true dup', 'true ≥adapt', 'neg dup', 'neg ≥adapt', 'left-out dup', 'left-out ≥adapt', 'unrelated ≥adapt'],
+    ...results.map((r) => [
+      r.set, `${r.variant.name} (${r.variant.ranking}, ${r.variant.policy})`, String(r.queries), pct(r.precisionAt1), pct(r.precisionAt5), r.mrr.toFixed(3),
+      ratio(r.trueAtDuplicate), ratio(r.trueAtAdapt), ratio(r.negativesAtDuplicate), ratio(r.negativesAtAdapt),
+      ratio(r.leftOutAtDuplicate), ratio(r.leftOutAtAdapt), ratio(r.unrelatedAtAdapt),
+    ]),
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ')).join('\n');
+}
+
+/** CPU µs per recall of each variant on one store of `size` synthetic patterns (embeddings cached first). */
+async function measureCost(modelPath: string, model: Awaited<ReturnType<typeof openModel>>, size: number, queries: number): Promise<Record<Variant['name'], { cpuUs: number; wallUs: number }>> {
+  const store = await openTempStore();
+  try {
+    const runs = syntheticRuns(42, size + queries);
+    const deps: Record<string, ServiceDeps> = {};
+    for (const v of VARIANTS) deps[v.name] = await depsFor(model.config, model.embedder, store.storage, v, modelPath);
+    const fillDeps = deps.after;
+    for (let i = 0; i < size; i += 256) {
+      const batch = runs.slice(i, Math.min(size, i + 256));
+      const vectors = await fillDeps.embedder.embed(batch.map((r) => r.task));
+      for (const [j, r] of batch.entries()) {
+        const id = `c${String(i + j).padStart(7, '0')}`;
+        const now = new Date(Date.UTC(2026, 0, 1) + (i + j) * 1000).toISOString();
+        await store.storage.patterns.insert(SCOPE, {
+          id, task: r.task, code: r.code, output: null, eval_score: r.eval_score, success_score: r.eval_score, reuse_count: 0, run_id: null,
+          classification: 'internal', source: 'api', author: null, expires_at: null, redacted: false, created_at: now, updated_at: now, last_aged_at: null,
+        }, vectors[j]);
+      }
+    }
+    const tasks = runs.slice(size).map((r) => r.task);
+    await fillDeps.embedder.embed(tasks); // cached: the cost below is ranking, not embedding
+    for (const v of VARIANTS) for (const t of tasks.slice(0, 20)) await ask(deps[v.name], t); // warm-up (and the first fit)
+    const totals: Record<string, { cpu: number; wall: number }> = { before: { cpu: 0, wall: 0 }, after: { cpu: 0, wall: 0 } };
+    for (const t of tasks) {
+      for (const v of VARIANTS) {
+        const cpu = process.cpuUsage();
+        const wall = performance.now();
+        await ask(deps[v.name], t);
+        const used = process.cpuUsage(cpu);
+        totals[v.name].cpu += used.user + used.system;
+        totals[v.name].wall += (performance.now() - wall) * 1000;
+      }
+    }
+    return {
+      before: { cpuUs: totals.before.cpu / tasks.length, wallUs: totals.before.wall / tasks.length },
+      after: { cpuUs: totals.after.cpu / tasks.length, wallUs: totals.after.wall / tasks.length },
+    };
+  } finally {
+    await store.remove();
+  }
+}
+
+export async function runRecallQualityBench(argv: string[]): Promise<void> {
+  const o = parse(argv);
+  if (o.vectorWeight !== null && !(o.vectorWeight >= 0 && o.vectorWeight <= 1)) throw new UsageError('--vector-weight needs a number from 0 to 1');
+  const model = await openModel(o.model, o.vectorWeight);
+  try {
+    const sets = [conalaSet(o.conala), calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
+    const results: QualityResult[] = [];
+    for (const set of o.costOnly ? [] : sets) {
+      for (const v of VARIANTS) {
+        process.stderr.write(`recall quality: ${set.name}, ${v.name}...\n`);
+        results.push(await runSet(o.model, model, set, v));
+      }
+    }
+    const cpu = cpus();
+    const lines = [
+      'Recall quality (issue 27): before = cosine ranking + fixed tiers; after = hybrid ranking + the model\'s tier policy',
+      `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage`,
+      '',
+      qualityTable(results),
+      '',
+      ...results.filter((r) => r.variant.name === 'after').map((r) => `${r.set} tier policy (after): ${JSON.stringify(r.tierPolicy)}`),
+    ];
+    if (o.costSize > 0) {
+      process.stderr.write(`recall cost: ${o.costSize} patterns, ${o.costQueries} queries per variant...\n`);
+      const cost = await measureCost(o.model, model, o.costSize, o.costQueries);
+      lines.push('', `recall cost per request at ${o.costSize} patterns (${o.costQueries} queries each, interleaved, embeddings cached; shared machine):`);
+      for (const v of VARIANTS) lines.push(`  ${v.name.padEnd(6)} CPU ${(cost[v.name].cpuUs / 1000).toFixed(3)} ms, wall ${(cost[v.name].wallUs / 1000).toFixed(3)} ms`);
+      lines.push(`  after − before: CPU ${((cost.after.cpuUs - cost.before.cpuUs) / 1000).toFixed(3)} ms per request`);
+    }
+    console.log(lines.join('\n'));
+  } finally {
+    await model.embedder.close();
+  }
+}

@@ -1,0 +1,13 @@
+DROP TRIGGER IF EXISTS recall_stats_insert ON patterns;
+DROP TRIGGER IF EXISTS recall_stats_delete ON patterns;
+DROP TRIGGER IF EXISTS recall_stats_update ON patterns;
+DROP FUNCTION IF EXISTS recall_stats_insert();
+DROP FUNCTION IF EXISTS recall_stats_delete();
+DROP FUNCTION IF EXISTS recall_stats_update();
+DROP FUNCTION IF EXISTS recall_stats_change(text, text, text[], integer, vector, integer);
+DROP TABLE IF EXISTS recall_vector_sums;
+DROP TABLE IF EXISTS recall_term_stats;
+DROP TABLE IF EXISTS recall_doc_stats;
+DROP INDEX IF EXISTS patterns_terms_gin;
+ALTER TABLE patterns DROP COLUMN IF EXISTS terms;
+DROP FUNCTION IF EXISTS recall_terms(text);

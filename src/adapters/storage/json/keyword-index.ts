@@ -1,0 +1,205 @@
+import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../core/bm25.js';
+
+export interface KeywordHit {
+  id: string;
+  score: number;
+}
+
+/** One term's documents: parallel arrays of slot and term frequency, grown by doubling. */
+class Posting {
+  slots = new Int32Array(4);
+  tfs = new Float64Array(4);
+  size = 0;
+
+  add(slot: number, tf: number): void {
+    if (this.size === this.slots.length) {
+      const slots = new Int32Array(this.size * 2);
+      slots.set(this.slots);
+      const tfs = new Float64Array(this.size * 2);
+      tfs.set(this.tfs);
+      this.slots = slots;
+      this.tfs = tfs;
+    }
+    this.slots[this.size] = slot;
+    this.tfs[this.size] = tf;
+    this.size++;
+  }
+
+  /** Removes a slot by moving the last entry into its place (order does not matter). */
+  remove(slot: number): void {
+    const at = this.slots.subarray(0, this.size).indexOf(slot);
+    if (at < 0) return;
+    this.size--;
+    this.slots[at] = this.slots[this.size];
+    this.tfs[at] = this.tfs[this.size];
+  }
+}
+
+/**
+ * In-memory inverted index over one scope's task texts (hybrid recall's keyword side), kept
+ * by ScopeState.apply, so replaying the journal rebuilds it and every learn, import and delete
+ * maintains it. Each document gets a small integer slot; postings are typed arrays of slots
+ * and term frequencies, and a query adds into one Float64Array, then keeps its k best in a heap.
+ */
+export class KeywordIndex {
+  private readonly postings = new Map<string, Posting>();
+  private readonly slotOf = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly tasks: string[] = [];
+  private lengths = new Float64Array(256);
+  private readonly freeSlots: number[] = [];
+  private totalTerms = 0;
+  private scores = new Float64Array(256);
+  private touched = new Int32Array(256);
+
+  get docs(): number {
+    return this.slotOf.size;
+  }
+
+  /** Indexes (or re-indexes) the task of `id`; unchanged text costs one lookup. */
+  set(id: string, task: string): void {
+    const existing = this.slotOf.get(id);
+    if (existing !== undefined) {
+      if (this.tasks[existing] === task) return;
+      this.remove(id);
+    }
+    const slot = this.freeSlots.pop() ?? this.ids.length;
+    if (slot >= this.lengths.length) this.grow(slot + 1);
+    const terms = termsOf(task);
+    this.slotOf.set(id, slot);
+    this.ids[slot] = id;
+    this.tasks[slot] = task;
+    this.lengths[slot] = terms.length;
+    this.totalTerms += terms.length;
+    for (const [term, tf] of termCounts(terms)) {
+      let posting = this.postings.get(term);
+      if (!posting) this.postings.set(term, (posting = new Posting()));
+      posting.add(slot, tf);
+    }
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    for (const term of new Set(termsOf(this.tasks[slot]))) {
+      const posting = this.postings.get(term);
+      posting?.remove(slot);
+      if (posting?.size === 0) this.postings.delete(term);
+    }
+    this.totalTerms -= this.lengths[slot];
+    this.slotOf.delete(id);
+    this.ids[slot] = '';
+    this.tasks[slot] = '';
+    this.lengths[slot] = 0;
+    this.freeSlots.push(slot);
+  }
+
+  /** Project figures for BM25 with the document frequencies of `terms`. */
+  stats(terms: readonly string[]): Bm25Stats {
+    const df = new Map<string, number>();
+    for (const t of terms) df.set(t, this.postings.get(t)?.size ?? 0);
+    return { docs: this.docs, totalTerms: this.totalTerms, df };
+  }
+
+  /**
+   * The k best documents by BM25 over the query's selective terms (core/bm25.ts
+   * selectiveTerms) among those `accept` admits, best first (ties: smaller id first).
+   */
+  top(terms: readonly string[], k: number, accept?: (id: string) => boolean): KeywordHit[] {
+    if (k <= 0 || this.docs === 0) return [];
+    const stats = this.stats(terms);
+    const avg = averageLength(stats);
+    // termScore(idf, tf, len, avg) with the length norm split into two per-query constants.
+    const normBase = BM25_K1 * (1 - BM25_B);
+    const normPerTerm = avg > 0 ? (BM25_K1 * BM25_B) / avg : 0;
+    const lengths = this.lengths;
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+    for (const term of selectiveTerms(terms, stats)) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const weight = idf(posting.size, stats.docs) * (BM25_K1 + 1);
+      const { slots, tfs, size } = posting;
+      for (let i = 0; i < size; i++) {
+        const slot = slots[i];
+        const tf = tfs[i];
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot] += (weight * tf) / (tf + (avg > 0 ? normBase + normPerTerm * lengths[slot] : BM25_K1));
+      }
+    }
+    const heap = new TopK(k, this.ids);
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i];
+      const score = scores[slot];
+      scores[slot] = 0;
+      if (score > 0 && (accept === undefined || accept(this.ids[slot]))) heap.offer(slot, score);
+    }
+    return heap.sorted().map(({ slot, score }) => ({ id: this.ids[slot], score }));
+  }
+
+  private grow(min: number): void {
+    let size = this.lengths.length;
+    while (size < min) size *= 2;
+    const lengths = new Float64Array(size);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+    this.scores = new Float64Array(size);
+    this.touched = new Int32Array(size);
+  }
+}
+
+/** The k best (slot, score) pairs: a min-heap whose root is the worst kept (ties: larger id is worse). */
+class TopK {
+  private readonly slots: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(private readonly k: number, private readonly ids: string[]) {}
+
+  private worse(sa: number, a: number, sb: number, b: number): boolean {
+    return sa < sb || (sa === sb && this.ids[a] > this.ids[b]);
+  }
+
+  offer(slot: number, score: number): void {
+    const { slots, scores } = this;
+    if (slots.length === this.k) {
+      if (!this.worse(scores[0], slots[0], score, slot)) return;
+      slots[0] = slot;
+      scores[0] = score;
+      this.down(0);
+      return;
+    }
+    slots.push(slot);
+    scores.push(score);
+    let i = slots.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.worse(scores[i], slots[i], scores[p], slots[p])) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  sorted(): { slot: number; score: number }[] {
+    const out = this.slots.map((slot, i) => ({ slot, score: this.scores[i] }));
+    return out.sort((a, b) => b.score - a.score || (this.ids[a.slot] < this.ids[b.slot] ? -1 : 1));
+  }
+
+  private down(i: number): void {
+    const n = this.slots.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) return;
+      const r = l + 1;
+      const c = r < n && this.worse(this.scores[r], this.slots[r], this.scores[l], this.slots[l]) ? r : l;
+      if (!this.worse(this.scores[c], this.slots[c], this.scores[i], this.slots[i])) return;
+      this.swap(i, c);
+      i = c;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    [this.slots[a], this.slots[b]] = [this.slots[b], this.slots[a]];
+    [this.scores[a], this.scores[b]] = [this.scores[b], this.scores[a]];
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * BM25 over task text (docs/behavior.md "Recall" 2): the keyword half of hybrid ranking. Terms
+ * come from the same tokenizer as every other lexical comparison (core/text.ts): lower-case,
+ * Unicode letters and digits, everything else a separator. Both storages keep per-project
+ * document frequencies, document count and total term count; the score itself is computed
+ * here, so both give the same number for the same project.
+ */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/**
+ * Every term of a text, repeats kept (term frequency counts them). Recall tokenizes every
+ * candidate's task, so plain ASCII text (the usual case) takes a character loop; anything
+ * else the Unicode-aware expression. Both give the same terms for ASCII.
+ */
+export function termsOf(text: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return unicodeTermsOf(text);
+    const wordChar = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    if (wordChar) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(text.slice(start, i).toLowerCase());
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(text.slice(start).toLowerCase());
+  return out;
+}
+
+function unicodeTermsOf(text: string): string[] {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').split(' ').filter((t) => t.length > 0);
+}
+
+/** Distinct terms of a text, in first-seen order (a query's terms). */
+export function distinctTerms(text: string): string[] {
+  return [...new Set(termsOf(text))];
+}
+
+/** Term → how often it occurs. */
+export function termCounts(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
+
+/** What BM25 needs to know of the project: its size and the query terms' document frequencies. */
+export interface Bm25Stats {
+  /** Patterns in the project. */
+  docs: number;
+  /** Sum of the patterns' term counts (average document length = totalTerms / docs). */
+  totalTerms: number;
+  /** Document frequency of each query term (absent: 0). */
+  df: ReadonlyMap<string, number>;
+}
+
+/**
+ * Keyword candidates are found through the query's selective terms only: those held by at
+ * most max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE × patterns) of the project. A word in most
+ * tasks ("in", "a", "file" in a file-heavy project) would make every pattern a candidate while
+ * adding almost nothing to BM25; the candidates found are still re-scored on every term.
+ */
+export const SELECTIVE_SHARE = 0.2;
+export const SELECTIVE_MIN_DOCS = 50;
+
+export function selectiveTerms(terms: readonly string[], stats: Pick<Bm25Stats, 'docs' | 'df'>): string[] {
+  const cap = Math.max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE * stats.docs);
+  return terms.filter((t) => (stats.df.get(t) ?? 0) <= cap);
+}
+
+/** Robertson–Spärck Jones idf with the +1 inside the log, so a term in every document still counts a little. */
+export function idf(df: number, docs: number): number {
+  const n = Math.max(docs, df);
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** One term's contribution: idf × tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)). */
+export function termScore(termIdf: number, tf: number, docLength: number, averageLength: number): number {
+  if (tf <= 0) return 0;
+  const norm = averageLength > 0 ? docLength / averageLength : 1;
+  return (termIdf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * norm));
+}
+
+export function averageLength(stats: Pick<Bm25Stats, 'docs' | 'totalTerms'>): number {
+  return stats.docs > 0 ? stats.totalTerms / stats.docs : 0;
+}
+
+/** BM25 of one document for the query's distinct terms. */
+export function bm25(queryTerms: readonly string[], doc: ReadonlyMap<string, number>, docLength: number, stats: Bm25Stats): number {
+  const avg = averageLength(stats);
+  let score = 0;
+  for (const term of queryTerms) {
+    const tf = doc.get(term) ?? 0;
+    if (tf > 0) score += termScore(idf(stats.df.get(term) ?? 0, stats.docs), tf, docLength, avg);
+  }
+  return score;
+}
+
+/** BM25 of a task text (tokenized here) for the query's distinct terms. */
+export function bm25OfText(queryTerms: readonly string[], task: string, stats: Bm25Stats): number {
+  const terms = termsOf(task);
+  return bm25(queryTerms, termCounts(terms), terms.length, stats);
+}

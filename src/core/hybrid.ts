@@ -1,0 +1,164 @@
+import { bm25OfText, type Bm25Stats } from './bm25.js';
+import type { PatternFilter, RecallCandidate } from './types.js';
+
+/**
+ * Hybrid ranking, the pure part (docs/behavior.md "Recall" 2–3). The storage hands over the
+ * union of its vector and keyword candidates with two dot products each; everything that
+ * decides the order is computed here, so both storages rank alike.
+ *
+ * - Mean-centring: static embeddings share a large common direction (every task "looks like"
+ *   every other). Subtracting the project's mean unit vector before the cosine removes it.
+ *   With q, d unit vectors and m the mean: cos(q − m, d − m) =
+ *   (q·d − q·m − d·m + m·m) / √((1 − 2 q·m + m·m)(1 − 2 d·m + m·m)), so the storage needs only
+ *   q·d (the cosine it already computes) and d·m per candidate.
+ * - Below MIN_CENTERING_PATTERNS the mean is mostly the few patterns themselves; centring
+ *   would erase them, so the raw cosine stands in for the centred one.
+ * - BM25 and the centred cosine are on different scales: each is min-max normalised over the
+ *   candidates of this query, then blended linearly.
+ */
+export const MIN_CENTERING_PATTERNS = 20;
+/** Default share of the vector side in the blend (SERVICE_RECALL_VECTOR_WEIGHT); measured on CoNaLa, bench --recall-quality. */
+export const DEFAULT_VECTOR_WEIGHT = 0.65;
+
+/** What hybrid recall asks the storage for. */
+export interface HybridQuery {
+  /** The query's unit vector; null: keyword candidates only. */
+  vector: Float32Array | null;
+  /** The query's distinct terms (core/bm25.ts distinctTerms). */
+  terms: string[];
+  vectorK: number;
+  keywordK: number;
+  filter?: PatternFilter;
+  /** Newest eval observations per candidate (0: none). */
+  evalWindow: number;
+}
+
+/** A candidate as the storage returns it for hybrid recall. */
+export interface HybridCandidate extends RecallCandidate {
+  /** Raw cosine of query and pattern (unclamped; 0 when either has no vector). */
+  cosine: number;
+  /** The pattern's unit vector · the project's mean vector (null: no vector, or no mean). */
+  mean_dot: number | null;
+}
+
+/**
+ * Project-level figures the storage keeps incrementally (per project, whatever the filter).
+ * The mean m itself never leaves the storage: centring needs only q·m and m·m.
+ */
+export interface ProjectRecallStats extends Bm25Stats {
+  /** Patterns whose unit vectors (of the query's dimension) make up the mean. */
+  vectors: number;
+  /** Unit query · mean (null: no query vector or no mean). */
+  query_mean_dot: number | null;
+  /** Mean · mean (null: no mean). */
+  mean_norm2: number | null;
+}
+
+export interface HybridCandidateSet {
+  candidates: HybridCandidate[];
+  stats: ProjectRecallStats;
+}
+
+/** What the blend produced for one candidate (explain shows these). */
+export interface HybridParts {
+  centered_cosine: number;
+  bm25: number;
+  blended: number;
+}
+
+export type BlendedCandidate = HybridCandidate & HybridParts;
+
+/** Dot product in double precision. */
+export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** A unit-length copy (all zeros for a zero or non-finite vector). */
+export function unitVector(v: Float32Array): Float32Array {
+  const n = Math.sqrt(dot(v, v));
+  const out = new Float32Array(v.length);
+  if (!(n > 0) || !Number.isFinite(n)) return out;
+  for (let i = 0; i < v.length; i++) out[i] = v[i] / n;
+  return out;
+}
+
+/** The mean of `count` unit vectors whose sum is `sum` (null when there are none). */
+export function meanOf(sum: ArrayLike<number>, count: number): Float32Array | null {
+  if (!(count > 0)) return null;
+  const out = new Float32Array(sum.length);
+  for (let i = 0; i < sum.length; i++) out[i] = sum[i] / count;
+  return out;
+}
+
+/** cos(q − m, d − m) from q·d, q·m, d·m and m·m (q, d unit vectors); 0 when either side vanishes. */
+export function centeredCosine(qd: number, qm: number, dm: number, mm: number): number {
+  const qq = 1 - 2 * qm + mm;
+  const dd = 1 - 2 * dm + mm;
+  if (!(qq > 1e-12) || !(dd > 1e-12)) return 0;
+  const c = (qd - qm - dm + mm) / Math.sqrt(qq * dd);
+  return Math.max(-1, Math.min(1, c));
+}
+
+/** Whether the project is large enough for its mean to be subtracted. */
+export function centeringApplies(stats: Pick<ProjectRecallStats, 'query_mean_dot' | 'mean_norm2' | 'vectors'>): boolean {
+  return stats.query_mean_dot !== null && stats.mean_norm2 !== null && stats.vectors >= MIN_CENTERING_PATTERNS;
+}
+
+/**
+ * Min-max over the values with the floor at 0 at most: the best becomes 1, 0 (no shared
+ * word, no centred similarity) or the lowest value below it becomes 0. A floor at the worst
+ * candidate instead would give the last of every list 0 on both sides, and no eval or recency
+ * factor, which multiply the blend, could ever lift it. When all are equal there is no spread
+ * to normalise: positive values all count as 1, the rest as 0.
+ */
+export function minMaxNormalise(values: readonly number[]): number[] {
+  if (values.length === 0) return [];
+  let lo = 0;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (!(hi > lo)) return values.map(() => (hi > 0 ? 1 : 0));
+  return values.map((v) => (v - lo) / (hi - lo));
+}
+
+/** weight × vector side + (1 − weight) × keyword side, both already normalised to [0, 1]. */
+export function blend(vectorPart: number, keywordPart: number, vectorWeight: number): number {
+  return vectorWeight * vectorPart + (1 - vectorWeight) * keywordPart;
+}
+
+/**
+ * Scores every candidate: the centred cosine (or the raw one for a small project; candidates
+ * with no vector score 0), BM25 of its task text, and the blend of the two after
+ * per-query min-max normalisation. `queryUnit` null (the embedder is down) leaves BM25 alone.
+ */
+export function blendCandidates(
+  set: HybridCandidateSet,
+  queryUnit: Float32Array | null,
+  queryTerms: readonly string[],
+  vectorWeight: number,
+): BlendedCandidate[] {
+  const { candidates, stats } = set;
+  const centre = queryUnit !== null && centeringApplies(stats);
+  const qm = stats.query_mean_dot ?? 0;
+  const mm = stats.mean_norm2 ?? 0;
+  const centred = candidates.map((c) => {
+    if (queryUnit === null) return 0;
+    // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
+    if (!centre || c.mean_dot === null) return c.cosine;
+    return centeredCosine(c.cosine, qm, c.mean_dot, mm);
+  });
+  const keyword = candidates.map((c) => bm25OfText(queryTerms, c.task, stats));
+  const vectorNorm = minMaxNormalise(centred);
+  const keywordNorm = minMaxNormalise(keyword);
+  const weight = queryUnit === null ? 0 : vectorWeight;
+  return candidates.map((c, i) => ({
+    ...c,
+    centered_cosine: centred[i],
+    bm25: keyword[i],
+    blended: blend(vectorNorm[i], keywordNorm[i], weight),
+  }));
+}

@@ -1,0 +1,87 @@
+import { distinctTerms } from '../core/bm25.js';
+import { blendCandidates, type BlendedCandidate, type HybridCandidateSet } from '../core/hybrid.js';
+import { QUALITY_WINDOW } from '../core/quality.js';
+import { widenedFetch } from '../core/dedup.js';
+import type { RankedCandidate, RankOptions } from '../core/ranking.js';
+import { jaccardOfSets, tokenSet } from '../core/text.js';
+import type { PatternFilter, Scope } from '../core/types.js';
+import type { ServiceDeps } from './deps.js';
+import { rankInSlices } from './recall-dedup.js';
+
+/** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
+export type HybridRanked = BlendedCandidate & RankedCandidate;
+
+export interface HybridRanking {
+  ranked: HybridRanked[];
+  /** Patterns in the project (the tier policy's fit depends on it). */
+  docs: number;
+}
+
+/** First fetch per side is this many times what the page needs; each widening multiplies it again. */
+const OVERFETCH = 3;
+const WIDEN = 4;
+/** Floor under each side's first fetch (see recall.ts MIN_FETCH: small pages still leave room to reorder). */
+const MIN_FETCH = 20;
+
+/**
+ * Hybrid recall (docs/behavior.md "Recall" 2–4). Candidate gathering and re-scoring are kept
+ * apart: `gather` asks the storage for the union of vector and keyword candidates, `rescore`
+ * blends and ranks them (pure, core/hybrid.ts and core/ranking.ts). Widens both sides while the
+ * page is short after dedup and either side may have more. `unit` null: keyword side alone.
+ */
+export async function hybridRanking(
+  deps: ServiceDeps,
+  scope: Scope,
+  task: string,
+  unit: Float32Array | null,
+  filter: PatternFilter,
+  need: number,
+  evalWeighted: boolean,
+  ranking: RankOptions,
+): Promise<HybridRanking> {
+  const terms = distinctTerms(task);
+  const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+  for (let k = first; ;) {
+    const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
+    // Either side filling its k means that side may hold more: widen both.
+    const ranked = await rankInSlices(rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight), ranking);
+    // A union smaller than k means neither side filled its k: the scope has nothing more. The
+    // widening stops at core/dedup.ts's cap, as cosine ranking's does.
+    const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first, WIDEN);
+    if (wider === null) return { ranked, docs: set.stats.docs };
+    k = wider;
+  }
+}
+
+/**
+ * The keyword side fetches two thirds of the vector side's k (at least MIN_FETCH): BM25's best
+ * few are what the blend lifts; its long tail of single shared words rarely wins, and every
+ * candidate costs a re-score. Without a vector the keyword side gets the whole k.
+ */
+function keywordShare(k: number): number {
+  return Math.max(MIN_FETCH, Math.ceil((2 * k) / 3));
+}
+
+function gather(
+  deps: ServiceDeps, scope: Scope, unit: Float32Array | null, terms: string[], k: number, filter: PatternFilter, evalWindow: number,
+): Promise<HybridCandidateSet> {
+  const keywordK = unit ? keywordShare(k) : k;
+  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow });
+}
+
+/**
+ * The blend, candidates in a fixed order (blend, then cosine, then id), so ranking's stable
+ * sort gives the same order whatever order the storage returned them in. Without a query
+ * vector the wire's similarity is token overlap (Jaccard), as before.
+ */
+export function rescore(
+  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number,
+): BlendedCandidate[] {
+  const blended = blendCandidates(set, unit, terms, vectorWeight);
+  if (unit === null) {
+    const query = tokenSet(task);
+    for (const c of blended) c.similarity = c.task.trim() === task.trim() ? 1 : jaccardOfSets(query, tokenSet(c.task));
+  }
+  blended.sort((a, b) => b.blended - a.blended || b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return blended;
+}

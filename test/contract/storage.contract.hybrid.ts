@@ -1,0 +1,103 @@
+/** Storage contract, part 6: hybrid recall's candidates and project figures (issue 27). */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bm25OfText, distinctTerms, selectiveTerms, termsOf } from '../../src/core/bm25.js';
+import { dot, unitVector, type HybridCandidateSet } from '../../src/core/hybrid.js';
+import type { Storage } from '../../src/ports/storage.js';
+import { rankCandidates } from '../../src/core/ranking.js';
+import { rescore } from '../../src/services/recall-hybrid.js';
+import { DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
+
+const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
+
+/** A fixed corpus of 24 patterns: tasks of 3–6 words from WORDS, vectors from a tiny LCG. */
+function corpus(): { task: string; vector: Float32Array }[] {
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return Array.from({ length: 24 }, (_, i) => {
+    const length = 3 + (i % 4);
+    const words = Array.from({ length }, () => WORDS[Math.floor(next() * WORDS.length)]);
+    const vector = new Float32Array(DIM).map(() => next() - 0.3);
+    return { task: `${words.join(' ')} ${i}`, vector: unitVector(vector) };
+  });
+}
+
+const RANKING = { evalWeighted: false, deduplicate: false, keep: 100 };
+
+export function hybridContract(current: () => Storage): void {
+  let storage: Storage;
+  const items = corpus();
+  const query = { task: 'parse a csv file and sum a column', vector: unitVector(new Float32Array([0.5, 0.1, -0.2, 0.3, 0.2, 0.1, 0, 0.4])) };
+  const terms = distinctTerms(query.task);
+  describe('hybrid candidates', () => {
+    // Inside the describe: the corpus is for these tests only, not the rest of the contract.
+    beforeEach(async () => {
+      storage = current();
+      for (const [i, item] of items.entries()) await storage.patterns.insert(SCOPE_A, makePattern(i + 1, { task: item.task }), item.vector);
+      await storage.patterns.insert(SCOPE_B, makePattern(100, { task: 'parse csv csv csv' }), items[0].vector);
+    });
+
+    it('keeps the project figures BM25 and centring need, scoped to the project', async () => {
+      const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0 });
+      const all = items.map((i) => termsOf(i.task));
+      expect(set.stats.docs).toBe(24);
+      expect(set.stats.totalTerms).toBe(all.reduce((n, t) => n + t.length, 0));
+      for (const term of terms) expect(set.stats.df.get(term)).toBe(all.filter((t) => t.includes(term)).length);
+      const mean = new Float64Array(DIM);
+      for (const i of items) i.vector.forEach((x, d) => (mean[d] += x / items.length));
+      expect(set.stats.vectors).toBe(24);
+      expect(set.stats.query_mean_dot).toBeCloseTo(dot(query.vector, mean), 5);
+      expect(set.stats.mean_norm2).toBeCloseTo(dot(mean, mean), 5);
+      // k above the project size: every pattern, with its exact cosine and mean dot.
+      expect(set.candidates).toHaveLength(24);
+      for (const c of set.candidates) {
+        const item = items[Number(c.id.slice(1)) - 1];
+        expect(c.cosine).toBeCloseTo(dot(query.vector, item.vector), 5);
+        expect(c.mean_dot!).toBeCloseTo(dot(item.vector, mean), 5);
+      }
+    });
+
+    it('takes the k best by BM25 and the k nearest, and ranks the union in one order on every storage', async () => {
+      const keywordOnly = await storage.patterns.hybridCandidates(SCOPE_A, { vector: null, terms, vectorK: 0, keywordK: 4, evalWindow: 0 });
+      const stats = keywordOnly.stats;
+      const byBm25 = items
+        .map((i, n) => ({ id: makePattern(n + 1).id, score: bm25OfText(selectiveTerms(terms, stats), i.task, stats) }))
+        .filter((x) => x.score > 0)
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      expect(keywordOnly.candidates.map((c) => c.id).sort()).toEqual(byBm25.slice(0, 4).map((x) => x.id).sort());
+
+      const union = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 3, keywordK: 3, evalWindow: 0 });
+      const nearest = items
+        .map((i, n) => ({ id: makePattern(n + 1).id, cos: dot(query.vector, i.vector) }))
+        .sort((a, b) => b.cos - a.cos)
+        .slice(0, 3)
+        .map((x) => x.id);
+      const expectedIds = new Set([...nearest, ...byBm25.slice(0, 3).map((x) => x.id)]);
+      expect(new Set(union.candidates.map((c) => c.id))).toEqual(expectedIds);
+
+      // The order a recall of this fixed corpus gives, identical on both storages.
+      const ranked = rankCandidates(rescore(union, query.task, query.vector, terms, 0.7), RANKING).map((c) => c.id);
+      expect(ranked).toEqual(expectedOrder(union, query.task, query.vector, terms));
+      expect(ranked).toEqual(['p00000014', 'p00000015', 'p00000023', 'p00000024', 'p00000004', 'p00000002']);
+    });
+
+    it('follows deletes and task or vector replacements', async () => {
+      const before = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0 });
+      await storage.patterns.delete(SCOPE_A, makePattern(1).id);
+      await storage.patterns.update(SCOPE_A, makePattern(2, { task: 'csv csv csv' }), items[0].vector);
+      const after = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0 });
+      const rest = items.slice(1).map((i, n) => (n === 0 ? { task: 'csv csv csv', vector: items[0].vector } : i));
+      expect(after.stats.docs).toBe(before.stats.docs - 1);
+      expect(after.stats.totalTerms).toBe(rest.reduce((n, i) => n + termsOf(i.task).length, 0));
+      expect(after.stats.df.get('csv')).toBe(rest.filter((i) => termsOf(i.task).includes('csv')).length);
+      const mean = new Float64Array(DIM);
+      for (const i of rest) i.vector.forEach((x, d) => (mean[d] += x / rest.length));
+      expect(after.stats.vectors).toBe(23);
+      expect(after.stats.mean_norm2).toBeCloseTo(dot(mean, mean), 5);
+    });
+  });
+}
+
+/** The reference order: blend by hand (core functions), highest first, ties by id. */
+function expectedOrder(set: HybridCandidateSet, task: string, unit: Float32Array, terms: string[]): string[] {
+  return rankCandidates(rescore({ ...set, candidates: [...set.candidates].reverse() }, task, unit, terms, 0.7), RANKING).map((c) => c.id);
+}
