@@ -22,6 +22,8 @@ COPY commands ./commands
 COPY scripts ./scripts
 COPY migrations ./migrations
 COPY models ./models
+# The web console's sources: `npm run build` bundles them into dist/console (served at /console).
+COPY console ./console
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund ${NPM_FLAGS}
 

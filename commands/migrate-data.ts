@@ -17,7 +17,8 @@ interface MigrateDataOptions {
  * `service migrate-data --from json --to postgres`: copies the JSON data path
  * (SERVICE_DATA_PATH or --data-path) into the PostgreSQL database at SERVICE_DATABASE_URL.
  * Run it with the server stopped (the JSON store refuses a second user of its path) and
- * after `service migrate up`. Re-running copies only what is still missing.
+ * after `service migrate up`. Re-running (e.g. after the copy was killed) copies only what is
+ * still missing; each pattern goes in with its evaluations and skills in one transaction.
  */
 export function register(program: Command): void {
   program
@@ -50,8 +51,9 @@ export function register(program: Command): void {
           [
             `copied ${report.patterns} patterns from ${report.scopes} scope${report.scopes === 1 ? '' : 's'} ` +
               `(${report.skipped} already present; vectors ${report.vectors})`,
+            report.completed > 0 ? `  ${report.completed} patterns copied by an interrupted run were completed (evaluations, skills)` : '',
             report.nul_stripped > 0 ? `  ${report.nul_stripped} patterns held NUL characters (PostgreSQL cannot store them): copied without them` : '',
-            `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}`,
+            `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}, run counters of ${report.metrics} scope${report.metrics === 1 ? '' : 's'}`,
             report.embedding ? `  embedding model: ${report.embedding.model} (${report.embedding.dimension} dimensions)` : '',
           ].filter(Boolean).join('\n'),
         );

@@ -7,6 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleCli } from './bundle-cli.mjs';
+import { buildConsole } from './build-console.mjs';
 import { installBuild } from './install-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,6 +20,10 @@ try {
 
   // The command line runs from one bundle (scripts/bundle-cli.mjs); dist/ keeps the library.
   await bundleCli(root, outName);
+
+  // The web console's static files (dist/console), served at /console.
+  const consoleBuild = await buildConsole(root, { out: join(out, 'console') });
+  console.log(`console: ${consoleBuild.script} ${consoleBuild.script_gzip_bytes} bytes gzipped (budget ${consoleBuild.budget_gzip_bytes})`);
 
   let gitCommit = 'unknown';
   try {

@@ -17,6 +17,7 @@ import { installResponseCheck } from './openapi/response-check.js';
 import { installRouteRegistry } from './route-registry.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { billingRoutes } from './routes/billing.js';
+import { consoleRoutes } from './routes/console.js';
 import { governanceRoutes } from './routes/governance.js';
 import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
@@ -102,6 +103,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   governanceDataRoutes(server, deps);
   billingRoutes(server, deps.billing);
   keyRoutes(server, deps, authenticator.mode);
+  consoleRoutes(server, { enabled: config.console.enabled });
   if (config.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.
     const { mcpRoutes } = await importOptional(() => import('./mcp/routes.js'), 'SERVICE_MCP=true', 'npm install @modelcontextprotocol/sdk@1');

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Scope } from '../src/core/types.js';
+import type { RequestContext } from '../src/services/audit.js';
 import type { ServiceDeps } from '../src/services/deps.js';
 import type { JobOperationName } from '../src/services/job-operations.js';
 import type { JobAccepted } from '../src/contracts/jobs.js';
@@ -34,4 +36,21 @@ export async function acceptAsync(
   const accepted = await submitJob(deps, authed(request).scope, operation, input, requestContext(request));
   reply.code(202).header('location', `/v1/jobs/${accepted.job_id}`).header('preference-applied', 'respond-async');
   return accepted;
+}
+
+/**
+ * The whole handler of an operation that accepts `Prefer: respond-async`, for routes whose
+ * parsed body is the operation's input: queued as a job (202) when asked, else run now.
+ *
+ *   defineRoute(app, { …, body: EvaluateRequest, async: true, handler: runOrQueue(deps, 'evaluate', evaluate) });
+ */
+export function runOrQueue<I>(
+  deps: ServiceDeps,
+  operation: JobOperationName,
+  run: (deps: ServiceDeps, scope: Scope, input: I, ctx: RequestContext) => Promise<unknown>,
+): (input: { body: I }, request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  return async ({ body }, request, reply) => {
+    if (wantsAsync(request)) return acceptAsync(request, reply, deps, operation, body);
+    return run(deps, authed(request).scope, body, requestContext(request));
+  };
 }

@@ -90,6 +90,8 @@ export interface Config {
   metrics: { enabled: boolean; token: string | null };
   /** (+) POST /mcp (MCP over Streamable HTTP), off unless SERVICE_MCP=true. */
   mcp: { enabled: boolean };
+  /** (+) The web console at /console (static files built into dist/console), on unless SERVICE_CONSOLE=false. */
+  console: { enabled: boolean };
   payment: PaymentConfig;
   /** staleSeconds (+): a running job without a heartbeat for this long was left by a dead worker. */
   jobs: { pollIntervalSeconds: number; maxConcurrent: number; staleSeconds: number };
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metrics: { enabled: bool(env, 'SERVICE_METRICS', false), token: str(env, 'SERVICE_METRICS_TOKEN') },
     mcp: { enabled: bool(env, 'SERVICE_MCP', false) },
+    console: { enabled: bool(env, 'SERVICE_CONSOLE', true) },
     payment: paymentConfig(env),
     jobs: {
       pollIntervalSeconds: num(env, 'SERVICE_JOB_POLL_INTERVAL', 2.0, { min: 0.05, max: 3600 }),

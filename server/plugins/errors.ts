@@ -1,11 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { errorRow, wireCodeForStatus, type WireErrorCode } from '../../src/core/error-table.js';
-import { DomainError, QuotaExceededError, RateLimitedError, ValidationError } from '../../src/core/errors.js';
+import { DomainError, QuotaExceededError, RateLimitedError, StorageUnavailableError, ValidationError } from '../../src/core/errors.js';
 import { allowedMethods } from './method-not-allowed.js';
 
 /** Seconds a rate-limited client should wait (the spec fixes it at 60). */
 export const RETRY_AFTER_SECONDS = 60;
+
+/** Seconds a client should wait after a 503 `storage_unavailable` (a fresh connection is opened on the next request). */
+export const STORAGE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Retry-After (the window length: 60 by the spec) plus the standard RateLimit-Limit,
@@ -40,6 +43,8 @@ export function installErrorHandling(app: FastifyInstance, maxBodySize: number):
       request.log.warn({ err: error }, (error as Error).message);
     }
     if (error instanceof DomainError && error.code === 'rate_limited') setRateLimitHeaders(reply, error);
+    // A lost or unreachable database: the pool reconnects on the next request, so come back soon.
+    if (error instanceof StorageUnavailableError) reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS));
     return reply.status(mapped.status).send({ ...mapped.body, request_id: request.id });
   });
 

@@ -4,17 +4,14 @@ import { computeAnalyticsRollup, getAnalyticsRollup, listAnalyticsEvents } from 
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { authed } from '../context.js';
 import { defineRoute } from '../define-route.js';
-import { acceptAsync, wantsAsync } from '../async.js';
+import { runOrQueue } from '../async.js';
 
 /** docs/behavior.md "Analytics": compute and read ROI rollups, list raw ROI events. */
 export function analyticsRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   defineRoute(app, {
     method: 'POST', url: '/v1/analytics/rollup', permission: 'analytics:rollup', body: RollupRequest, response: RollupResponse, async: true,
     tag: 'analytics', summary: 'Compute the ROI rollup of a window.',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'analytics_rollup', body);
-      return computeAnalyticsRollup(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'analytics_rollup', computeAnalyticsRollup),
   });
 
   defineRoute(app, {

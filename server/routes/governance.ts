@@ -8,7 +8,7 @@ import { applyRetention, getRetentionPolicy, updateRetentionPolicy } from '../..
 import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
-import { acceptAsync, wantsAsync } from '../async.js';
+import { runOrQueue } from '../async.js';
 
 /** docs/behavior.md "Governance": the retention policy (read, set) and applying it. */
 export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void {
@@ -43,9 +43,6 @@ export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void 
     method: 'POST', url: '/v1/governance/retention/apply', permission: 'governance:admin', body: RetentionApplyRequest, bodyOptional: true,
     response: RetentionApplyResponse, async: true,
     tag: 'governance', summary: 'Delete patterns past their retention (or count them with dry_run).',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'retention_apply', body);
-      return applyRetention(deps, authed(request).scope, body, requestContext(request));
-    },
+    handler: runOrQueue(deps, 'retention_apply', applyRetention),
   });
 }

@@ -12,7 +12,7 @@ import { evolve } from '../../src/services/evolve.js';
 import { decayFeedback, listFeedback } from '../../src/services/feedback.js';
 import { authed } from '../context.js';
 import { defineRoute } from '../define-route.js';
-import { acceptAsync, wantsAsync } from '../async.js';
+import { acceptAsync, runOrQueue, wantsAsync } from '../async.js';
 
 const NoBody = z.object({}).strict();
 
@@ -25,30 +25,21 @@ export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     method: 'POST', url: '/v1/evaluate', permission: 'evaluate', rateClass: 'expensive', body: EvaluateRequest, response: EvaluateResponse,
     async: true, errors: [501, 503],
     tag: 'llm', summary: 'Score agent code with several independent LLM evaluators.',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evaluate', body);
-      return evaluate(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'evaluate', evaluate),
   });
 
   defineRoute(app, {
     method: 'POST', url: '/v1/compose', permission: 'compose', rateClass: 'expensive', body: ComposeRequest, response: ComposeResponse,
     async: true, errors: [501, 502, 503],
     tag: 'llm', summary: 'Split a task into a pipeline of stages backed by stored patterns (experimental).',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'compose', body);
-      return compose(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'compose', compose),
   });
 
   defineRoute(app, {
     method: 'POST', url: '/v1/evolve', permission: 'evolve', rateClass: 'expensive', body: EvolveRequest, response: EvolveResponse,
     async: true, errors: [501, 502, 503],
     tag: 'llm', summary: 'Propose and check an improved prompt from recurring feedback (experimental).',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'evolve', body);
-      return evolve(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'evolve', evolve),
   });
 
   // The body is optional: no body means every default.

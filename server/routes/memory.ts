@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, LearnRequest, LearnResponse, MetricsResponse, RecallQueryString,
+  AgingRequest, AgingResponse, DeletePatternResponse, ExportRecord, PatternHistoryResponse, LearnRequest, LearnResponse, MetricsResponse, RecallQueryString,
   RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
@@ -10,12 +10,12 @@ import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
-import { deletePattern, getPattern, listPatterns } from '../../src/services/patterns.js';
+import { deletePattern, getPattern, getPatternHistory, listPatterns } from '../../src/services/patterns.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
-import { acceptAsync, wantsAsync } from '../async.js';
+import { runOrQueue } from '../async.js';
 
 const KeyPath = z.object({ key: PatternKey });
 
@@ -57,10 +57,7 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   defineRoute(app, {
     method: 'POST', url: '/v1/aging', permission: 'aging', body: AgingRequest, bodyOptional: true, response: AgingResponse, async: true,
     tag: 'memory', summary: 'Decay success scores by age and prune patterns below 0.1.',
-    handler: ({ body }, request, reply) => {
-      if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'aging', body);
-      return runAging(deps, authed(request).scope, body);
-    },
+    handler: runOrQueue(deps, 'aging', runAging),
   });
 
   defineRoute(app, {
@@ -74,6 +71,12 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     method: 'GET', url: '/v1/patterns/:key', permission: 'recall', params: KeyPath, response: ExportRecord, errors: [404],
     tag: 'memory', summary: 'One stored pattern with all its fields (the export record).',
     handler: ({ params }, request) => getPattern(deps, authed(request).scope, params.key),
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns/:key/history', permission: 'recall', params: KeyPath, response: PatternHistoryResponse, errors: [404],
+    tag: 'memory', summary: '(+) A pattern\'s skill tags and its last 20 eval observations, newest first.',
+    handler: ({ params }, request) => getPatternHistory(deps, authed(request).scope, params.key),
   });
 
   defineRoute(app, {

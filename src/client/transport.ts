@@ -112,7 +112,9 @@ const TRANSPORT_REASONS: Record<string, string> = {
  * One keep-alive pool per client (one origin), JSON in and out, every answer checked against
  * its contract. The only retries are those the server asks for: a 429 or 503 carrying
  * RateLimit-Reset or Retry-After was refused before any work, so sending it again is safe even
- * for learn and import. Connection failures are never retried (the request may have landed).
+ * for learn and import. Connection failures are never retried (the request may have landed),
+ * nor is a write answered 503 `storage_unavailable` (its database connection may have broken
+ * after the write reached the database).
  */
 export class HttpTransport implements RequestTransport {
   readonly baseUrl: string;
@@ -175,7 +177,7 @@ export class HttpTransport implements RequestTransport {
         if (checked.success) return checked.data;
         if (ok) throw new ProtocolError(url, `unexpected response from ${method} ${url}${checked.where}; is this the right service and version?`);
       }
-      const wait = waitHintMs(response, status);
+      const wait = mayHaveLanded(method, status, body) ? null : waitHintMs(response, status);
       const retry = this.opts.retry;
       if (retry && wait !== null && waitedMs + wait <= retry.maxWaitMs) {
         const info = { status, seconds: wait / 1000, attempt, method, path };
@@ -286,6 +288,12 @@ function waitHintMs(response: Dispatcher.ResponseData, status: number): number |
   }
   // Never hammer: a window that turns "now" still gets a short pause.
   return Math.max(250, Math.ceil(seconds * 1000));
+}
+
+/** A write refused with `storage_unavailable`: its outcome is unknown, so it is not resent by itself. */
+function mayHaveLanded(method: string, status: number, body: unknown): boolean {
+  if (status !== 503 || method === 'GET' || method === 'HEAD') return false;
+  return (body as { code?: unknown } | null)?.code === 'storage_unavailable';
 }
 
 function retryAfter(response: Dispatcher.ResponseData): number | null {

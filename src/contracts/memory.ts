@@ -128,6 +128,16 @@ export const AgingResponse = z.object({
 });
 export type AgingResponse = z.infer<typeof AgingResponse>;
 
+/** (+) GET /v1/patterns/{key}/history: what the export record leaves out (the console's pattern page). */
+export const PatternHistoryResponse = z.object({
+  pattern_key: PatternKey,
+  /** The pattern's skill tags (POST /v1/skills/register), sorted. */
+  skills: z.array(z.string()),
+  /** Its eval observations (learns that landed on it, evaluate with pattern_key), newest first, at most 20. */
+  eval_scores: z.array(z.number()),
+});
+export type PatternHistoryResponse = z.infer<typeof PatternHistoryResponse>;
+
 export const DeletePatternResponse = z.object({ deleted: z.literal(true), pattern_key: PatternKey });
 export type DeletePatternResponse = z.infer<typeof DeletePatternResponse>;
 

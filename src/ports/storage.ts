@@ -68,8 +68,26 @@ export interface PatternRepository {
    * eval observation, or replacing the stored one when `replace`) or none of them. Import uses
    * it when offered, so a failure mid-batch leaves nothing of that batch behind. With a
    * tenant quota, the batch's new patterns are checked against it in the same atomic step.
+   * An insert whose id is stored by the time the batch runs (another run of the same import
+   * job got there first) is left alone and counted in `present`: the counts say what this
+   * write actually stored.
    */
-  writeBatch?(scope: Scope, writes: BatchWrite[], tenantQuota?: TenantPatternQuota | null): Promise<void>;
+  writeBatch?(scope: Scope, writes: BatchWrite[], tenantQuota?: TenantPatternQuota | null): Promise<BatchOutcome>;
+  /**
+   * (+, optional) `service migrate-data`: inserts copied patterns, each with its eval
+   * observations and skill tags, atomically (every one of the batch or none), so a copy killed
+   * at any point never leaves a pattern without its history. Ids must not exist yet.
+   */
+  copyIn?(scope: Scope, patterns: CopiedPattern[]): Promise<void>;
+}
+
+/** One pattern as `service migrate-data` copies it, with everything that belongs to it. */
+export interface CopiedPattern {
+  record: PatternRecord;
+  vector: Float32Array;
+  /** Eval observations, oldest first. */
+  evals: { score: number; at: string }[];
+  skills: string[];
 }
 
 /**
@@ -86,6 +104,12 @@ export interface TenantPatternQuota {
 }
 
 /** One pattern of an atomic import batch. */
+/** What one writeBatch stored: `written` inserts and replacements, `present` inserts found already stored. */
+export interface BatchOutcome {
+  written: number;
+  present: number;
+}
+
 export interface BatchWrite {
   record: PatternRecord;
   vector: Float32Array;
@@ -124,6 +148,11 @@ export interface MetricsRepository {
   recordRecall(scope: Scope, reused: boolean): Promise<void>;
   /** Current counters (zeros when none). */
   get(scope: Scope): Promise<MetricsCounters>;
+  /**
+   * Raises each counter to at least the given value (`service migrate-data` copying the
+   * source's counters): idempotent, so a copy run again never counts anything twice.
+   */
+  raiseTo(scope: Scope, counters: MetricsCounters): Promise<void>;
 }
 
 export interface AnalyticsRepository {

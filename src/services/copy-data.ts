@@ -4,7 +4,7 @@ import { clusterWithoutNul, patternWithoutNul, withoutNul } from '../core/storab
 import type { EmbeddingInfo, PatternRecord, Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { Storage } from '../ports/storage.js';
+import type { CopiedPattern, Storage } from '../ports/storage.js';
 
 /** Patterns handled per round (one embed call when re-embedding). */
 const BATCH_SIZE = 64;
@@ -26,6 +26,10 @@ export interface CopyReport {
   patterns: number;
   /** Patterns already in the target (a re-run copies only what is missing). */
   skipped: number;
+  /** Of those, patterns an interrupted earlier run left without some evaluations or skills, now completed. */
+  completed: number;
+  /** Scopes whose run counters (metrics) were brought across. */
+  metrics: number;
   /** Patterns whose text held NUL characters, which PostgreSQL cannot store: copied without them. */
   nul_stripped: number;
   evals: number;
@@ -40,12 +44,23 @@ function sameModel(a: EmbeddingInfo, b: EmbeddingInfo): boolean {
 }
 
 /**
+ * `recent` is newest first and carries no times: replayed oldest first, a millisecond apart
+ * from the pattern's creation, which keeps their order (all ranking needs). The same pattern
+ * always gets the same times, so a rerun can tell which observations a target already has.
+ */
+function evalsToCopy(p: PatternRecord, recentNewestFirst: number[]): { score: number; at: string }[] {
+  const base = Date.parse(p.created_at);
+  return [...recentNewestFirst].reverse().map((score, i) => ({ score, at: new Date(base + i).toISOString() }));
+}
+
+/**
  * `service migrate-data`'s use case, through the Storage and Embedder ports only (src/app.ts
  * opens both storages). Copies the memory of every scope holding patterns from one storage to
- * another: patterns with their vectors, eval observations, skill tags and feedback clusters,
- * plus the embedding info. Idempotent: patterns whose id already exists in the target scope
- * are left alone. Scopes without any pattern are not discovered (the port lists scopes by
- * pattern).
+ * another: patterns with their vectors, eval observations and skill tags (in one atomic
+ * write per batch where the target offers `copyIn`), feedback clusters, the run counters and
+ * the embedding info. Resumable and idempotent: patterns whose id already exists in the
+ * target scope are not copied again, only completed with what an interrupted run left out.
+ * Scopes without any pattern are not discovered (the port lists scopes by pattern).
  */
 export async function copyStorage(source: Storage, target: Storage, opts: CopyOptions): Promise<CopyReport> {
   const readVectors = source.patterns.vectors?.bind(source.patterns);
@@ -67,40 +82,75 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
   let total = 0;
   for (const scope of scopes) total += await source.patterns.count(scope);
   const report: CopyReport = {
-    scopes: scopes.length, patterns: 0, skipped: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0,
+    scopes: scopes.length, patterns: 0, skipped: 0, completed: 0, metrics: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0,
     vectors: readVectors ? 'copied' : 're-embedded', embedding,
   };
   opts.onProgress?.(0, total);
 
+  /** A pattern's eval observations as the copy writes them (see evalsToCopy), by id. */
+  const historyOf = (p: PatternRecord, recent: Map<string, number[]>) => evalsToCopy(p, recent.get(p.id) ?? []);
+
   const copyBatch = async (scope: Scope, batch: PatternRecord[]): Promise<void> => {
     const present = new Set((await target.patterns.getMany(scope, batch.map((p) => p.id))).map((p) => p.id));
     const todo = batch.filter((p) => !present.has(p.id));
-    report.skipped += batch.length - todo.length;
+    const copied = batch.filter((p) => present.has(p.id));
+    report.skipped += copied.length;
+    const recent = await source.evals.recent(scope, batch.map((p) => p.id), EVALS_COPIED);
+    await completeCopied(scope, copied, recent);
+
     const vectors = await vectorsFor(scope, todo);
-    const evals = await source.evals.recent(scope, todo.map((p) => p.id), EVALS_COPIED);
+    const items: CopiedPattern[] = [];
     for (const p of todo) {
       const vector = vectors.get(p.id);
       if (!vector) throw new Error(`pattern ${p.id} in ${scope.tenant_id}/${scope.project_id} has no stored vector`);
       const { record, changed } = patternWithoutNul(p);
       if (changed) report.nul_stripped += 1;
       // A zero or NaN vector (a task its model reduced to nothing) goes in as zeros.
-      await target.patterns.insert(scope, record, storableVector(vector));
-      report.patterns += 1;
-      // `recent` is newest first and carries no times: replay oldest first, a millisecond
-      // apart from the pattern's creation, which keeps their order (all ranking needs).
-      const scores = [...(evals.get(p.id) ?? [])].reverse();
-      const base = Date.parse(p.created_at);
-      for (const [i, score] of scores.entries()) {
-        await target.evals.add(scope, p.id, score, new Date(base + i).toISOString());
-        report.evals += 1;
-      }
-      const skills = await source.skills.get(scope, p.id);
-      if (skills.length > 0) {
-        await target.skills.set(scope, p.id, skills.map(withoutNul));
-        report.skills += 1;
+      items.push({ record, vector: storableVector(vector), evals: historyOf(p, recent), skills: (await source.skills.get(scope, p.id)).map(withoutNul) });
+    }
+    if (target.patterns.copyIn) {
+      // Each pattern with its evaluations and skills in one atomic write.
+      await target.patterns.copyIn(scope, items);
+    } else {
+      // One write each; a run killed between them is completed by the next (completeCopied).
+      for (const item of items) {
+        await target.patterns.insert(scope, item.record, item.vector);
+        for (const e of item.evals) await target.evals.add(scope, item.record.id, e.score, e.at);
+        if (item.skills.length > 0) await target.skills.set(scope, item.record.id, item.skills);
       }
     }
+    for (const item of items) {
+      report.patterns += 1;
+      report.evals += item.evals.length;
+      if (item.skills.length > 0) report.skills += 1;
+    }
     opts.onProgress?.(report.patterns + report.skipped, Math.max(total, report.patterns + report.skipped));
+  };
+
+  /**
+   * Patterns already in the target: adds what an earlier, interrupted copy left out (the
+   * newest eval observations, the skill tags). Observations are copied oldest first, so a
+   * target holding k of them holds the first k.
+   */
+  const completeCopied = async (scope: Scope, copied: PatternRecord[], recent: Map<string, number[]>): Promise<void> => {
+    if (copied.length === 0) return;
+    const held = await target.evals.recent(scope, copied.map((p) => p.id), EVALS_COPIED);
+    for (const p of copied) {
+      let completed = false;
+      const missing = historyOf(p, recent).slice(held.get(p.id)?.length ?? 0);
+      for (const e of missing) {
+        await target.evals.add(scope, p.id, e.score, e.at);
+        report.evals += 1;
+        completed = true;
+      }
+      const skills = await source.skills.get(scope, p.id);
+      if (skills.length > 0 && (await target.skills.get(scope, p.id)).length === 0) {
+        await target.skills.set(scope, p.id, skills.map(withoutNul));
+        report.skills += 1;
+        completed = true;
+      }
+      if (completed) report.completed += 1;
+    }
   };
 
   const vectorsFor = async (scope: Scope, patterns: PatternRecord[]): Promise<Map<string, Float32Array>> => {
@@ -115,6 +165,9 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
     const clusters = await source.feedback.list(scope);
     if (clusters.length > 0) await target.feedback.upsert(scope, clusters.map(clusterWithoutNul));
     report.feedback += clusters.length;
+    // The run counters (GET /v1/metrics); raising, not adding, so a rerun counts nothing twice.
+    await target.metrics.raiseTo(scope, await source.metrics.get(scope));
+    report.metrics += 1;
   }
   if (embedding) await target.meta.setEmbeddingInfo(embedding);
   return report;

@@ -6,7 +6,7 @@ import type { ExportRecord, ExportResponse, ImportInput, ImportRecordInput, Impo
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
-import type { TenantPatternQuota } from '../ports/storage.js';
+import type { BatchOutcome, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { parsePatternKey } from './patterns.js';
@@ -77,15 +77,16 @@ export async function importRecords(
   const { importable, rejected } = sortImportRecords<ImportRecordInput>(input.records);
   const plan = await planImport(deps, scope, { records: importable, overwrite: input.overwrite }, redactionCounts, opts);
   const { batches } = plan;
-  const skipped = plan.skipped + rejected.length;
+  let skipped = plan.skipped + rejected.length;
   const tenantQuota = await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
 
   let imported = 0;
   for (const writes of batches) {
     // The embedder failing is an outage before this batch's writes: report what is in.
     const vectors = await embedForImport(deps, writes, imported, skipped, total);
+    let outcome: BatchOutcome;
     try {
-      await writeBatch(deps, scope, writes, vectors, tenantQuota);
+      outcome = await writeBatch(deps, scope, writes, vectors, tenantQuota);
     } catch (err) {
       if (err instanceof DomainError) throw err;
       // Storages with atomic batches (both adapters) leave nothing of the failed batch behind.
@@ -96,7 +97,10 @@ export async function importRecords(
         're-run the import (records already stored are skipped)';
       throw isOutOfSpace(err) ? new InsufficientStorageError(message, { cause: err }) : new StorageUnavailableError(message, { cause: err });
     }
-    imported += writes.length;
+    // Counted from what the write stored, not from the plan: records another run of the same
+    // job stored in between are skipped, so the counts add up to what is stored (issue 25, 9).
+    imported += outcome.written;
+    skipped += outcome.present;
   }
 
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
@@ -188,14 +192,13 @@ async function writeBatch(
   writes: PlannedWrite[],
   vectors: Float32Array[],
   tenantQuota: TenantPatternQuota | null,
-): Promise<void> {
+): Promise<BatchOutcome> {
   const { patterns, evals } = deps.storage;
   if (patterns.writeBatch) {
     // Whole batch or nothing of it, where the storage can promise that (both adapters). The
     // tenant's quota is checked again with the batch's inserts: imports and learns in the
     // tenant's other projects may have added patterns since the early check.
-    await patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })), tenantQuota);
-    return;
+    return patterns.writeBatch(scope, writes.map((w, i) => ({ ...w, vector: vectors[i] })), tenantQuota);
   }
   // A storage without atomic batches has only the early check of the tenant's quota.
   const lastWriteOf = new Map<string, Promise<void>>();
@@ -214,6 +217,7 @@ async function writeBatch(
       return done;
     }),
   );
+  return { written: writes.length, present: 0 };
 }
 
 /**

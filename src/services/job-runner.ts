@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DomainError } from '../core/errors.js';
+import { DomainError, StorageUnavailableError } from '../core/errors.js';
 import { workerIdWithWindow } from '../core/job-lease.js';
 import type { StoredJob } from '../ports/jobs.js';
 import { systemContext } from './audit.js';
@@ -31,6 +31,9 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Stale recovery and cleanup run at most this often (and at start). */
 const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
 
+/** Tries of a job step whose database connection was lost, and the pause before the next (grows linearly). */
+const STORAGE_LOSS_ATTEMPTS = 4;
+const STORAGE_LOSS_PAUSE_MS = 250;
 
 /**
  * The worker of one process: claims pending jobs (at most `maxConcurrent` running), runs each
@@ -160,7 +163,7 @@ export class JobRunner {
     let outcome: { ok: true; result: unknown } | { ok: false; error: string };
     try {
       if (!operation) throw new Error(`unknown job operation "${job.operation}"`);
-      const result = await operation.run(deps, scope, payload.input, payload.ctx ?? systemContext, { job_id: job.job_id });
+      const result = await this.runThroughStorageLoss(log, () => operation.run(deps, scope, payload.input, payload.ctx ?? systemContext, { job_id: job.job_id }));
       // The stored result must be what the synchronous route would have sent: JSON, as serialised.
       outcome = { ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
     } catch (err) {
@@ -171,9 +174,9 @@ export class JobRunner {
       outcome = { ok: false, error: known ? (err as Error).message : 'internal error' };
     }
     try {
-      const stored = outcome.ok
-        ? await queue.complete(job.job_id, this.workerId, outcome.result, this.now())
-        : await queue.fail(job.job_id, this.workerId, outcome.error, this.now());
+      const stored = await this.runThroughStorageLoss(log, () => outcome.ok
+        ? queue.complete(job.job_id, this.workerId, outcome.result, this.now())
+        : queue.fail(job.job_id, this.workerId, outcome.error, this.now()));
       const status = outcome.ok ? 'completed' : 'failed';
       if (stored) {
         deps.instruments.jobCompleted(job.operation, status);
@@ -183,6 +186,24 @@ export class JobRunner {
       }
     } catch (err) {
       deps.logger.warn({ ...log, err }, 'could not record the job outcome; it will be retried as stale');
+    }
+  }
+
+  /**
+   * Runs `step` again (after a short pause) when it fails because the database connection was
+   * lost: the pool opens a fresh one, so a dropped connection costs a retry, not the job. A
+   * job's operations may run twice by design (stale recovery reruns them; import's records
+   * carry ids derived from the job id), and the job stays claimed, heart-beaten, meanwhile.
+   */
+  private async runThroughStorageLoss<T>(log: Record<string, unknown>, step: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (err) {
+        if (!(err instanceof StorageUnavailableError) || attempt >= STORAGE_LOSS_ATTEMPTS || this.stopped) throw err;
+        this.deps.logger.warn({ ...log, err: err.message, attempt }, 'job step lost its database connection; retrying');
+        await sleep(STORAGE_LOSS_PAUSE_MS * attempt, undefined, { ref: false });
+      }
     }
   }
 

@@ -4,8 +4,11 @@ import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
 import { toExportRecord } from './import-export.js';
-import type { DeletePatternResponse, ExportRecord } from '../contracts/memory.js';
+import type { DeletePatternResponse, ExportRecord, PatternHistoryResponse } from '../contracts/memory.js';
 import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
+
+/** How many eval observations the history shows (the ranking reads the same recent ones). */
+export const HISTORY_EVALS = 20;
 
 /** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
 export function parsePatternKey(key: string, path = 'key'): string {
@@ -23,6 +26,14 @@ export async function getPattern(deps: ServiceDeps, scope: Scope, key: string): 
   const pattern = await deps.storage.patterns.get(scope, parsePatternKey(key));
   if (!pattern) throw new NotFoundError(`pattern ${key} not found`);
   return toExportRecord(pattern);
+}
+
+/** (+) A pattern's skill tags and recent eval observations (GET /v1/patterns/{key}/history). */
+export async function getPatternHistory(deps: ServiceDeps, scope: Scope, key: string): Promise<PatternHistoryResponse> {
+  const id = parsePatternKey(key);
+  if (!(await deps.storage.patterns.get(scope, id))) throw new NotFoundError(`pattern ${key} not found`);
+  const [skills, evals] = await Promise.all([deps.storage.skills.get(scope, id), deps.storage.evals.recent(scope, [id], HISTORY_EVALS)]);
+  return { pattern_key: key, skills: [...skills].sort(), eval_scores: evals.get(id) ?? [] };
 }
 
 /** Permanent delete of one pattern with its vector, eval observations and tags. */

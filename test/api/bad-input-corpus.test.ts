@@ -85,6 +85,8 @@ const TEXT_FIELDS: FieldCase[] = [
   })),
   { route: 'GET /v1/billing/portal', field: 'return_url', request: (v) => ({ method: 'GET', url: `/v1/billing/portal?return_url=${encodeAll(String(v))}` }) },
   { route: 'GET /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}` }) },
+  { route: 'GET /v1/patterns/:key/history', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}/history` }) },
+  { route: 'GET /console/assets/:file', field: 'file', request: (v) => ({ method: 'GET', url: `/console/assets/${encodeAll(String(v))}` }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'key', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll(String(v))}/classify`, body: { classification: 'public' } }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'classification', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll('patterns/corpus0')}/classify`, body: { classification: v } }) },
   { route: 'DELETE /v1/governance/projects/:project_id', field: 'project_id', request: (v) => ({ method: 'DELETE', url: `/v1/governance/projects/${encodeAll(String(v))}` }) },
@@ -120,6 +122,7 @@ const BODY_ONLY_ROUTES = [
   'POST /v1/aging', 'POST /v1/feedback/decay', 'POST /v1/governance/retention/apply', 'GET /v1/metrics',
   'GET /v1/export', 'GET /v1/keys', 'GET /v1/health', 'GET /v1/health/deep', 'GET /v1/version', 'GET /metrics',
   'GET /v1/governance/retention', 'GET /v1/openapi.json', 'GET /v1/billing/status', 'POST /v1/billing/webhook',
+  'GET /console',
 ];
 
 /**

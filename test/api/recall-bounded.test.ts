@@ -4,12 +4,15 @@
  * widening stops at a fixed cap, and the answers are right: pairwise not near-duplicates, one
  * per family, consistent across pages. The work is asserted structurally (Jaccard comparisons
  * and candidates fetched, counted), never by time; a health check sent alongside is answered.
+ * Both storages (PostgreSQL when it is reachable).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FAMILIES, FAMILY_TASKS, seedNearDuplicates } from '../../bench/near-duplicates.js';
 import { MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
 import { tokenJaccard } from '../../src/core/text.js';
-import { startServer, type TestServer } from './helpers.js';
+import { requirePostgres } from '../support/pg.js';
+import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
+import { perFileDatabase } from './db-auth-helpers.js';
 
 // Every task comparison of the process is counted: Jaccard computations (how dedup compared
 // before) and the comparisons of NearDuplicateFilter. Past a generous bound a comparison throws,
@@ -53,17 +56,25 @@ const PATTERNS = 10_000;
 const SCOPE = { tenant_id: 'default', project_id: 'default' };
 const QUERY = `${FAMILY_TASKS[0]} variant 123456`;
 
+const hasPg = await requirePostgres('bounded recall on PostgreSQL');
+const database = perFileDatabase('recallbounded');
+afterAll(async () => {
+  await database.drop();
+});
+const HARNESSES: [string, () => Promise<Harness>][] = [['json', () => jsonHarness()]];
+if (hasPg) HARNESSES.push(['postgres', () => pgHarness(database)]);
+
 interface Match { pattern_key: string; score: number; pattern: { task: string } }
 interface Answer { matches: Match[]; has_more: boolean; next_offset: number | null }
 
-describe('deduplicated recall over 10,000 near-identical patterns', () => {
-  let t: TestServer;
+describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical patterns (%s)', (_name, start) => {
+  let t: Harness;
   /** k of every storage search (candidates asked for) during the current recall. */
   let fetches: number[] = [];
   let fetched = 0;
 
   beforeAll(async () => {
-    t = await startServer();
+    t = await start();
     await seedNearDuplicates(t.app.deps.storage, t.app.deps.embedder, SCOPE, PATTERNS);
     const patterns = t.app.deps.storage.patterns;
     const search = patterns.candidates.bind(patterns);
@@ -73,7 +84,7 @@ describe('deduplicated recall over 10,000 near-identical patterns', () => {
       fetched += found.length;
       return found;
     };
-  }, 120_000);
+  }, 300_000); // seeding 10,000 rows (PostgreSQL: with its vector index) on a busy machine
   afterAll(async () => {
     await t?.close();
   });

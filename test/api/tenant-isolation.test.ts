@@ -117,6 +117,9 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     'GET /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
     },
+    'GET /v1/patterns/:key/history': async () => {
+      for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}/history`)).status).toBe(404);
+    },
     'DELETE /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('DELETE', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
     },

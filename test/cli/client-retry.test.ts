@@ -61,6 +61,23 @@ describe('waiting on "retry later" answers', () => {
     expect(waits.map((w) => [w.seconds, w.attempt])).toEqual([[2, 1], [2, 2]]);
   });
 
+  it('a write answered 503 storage_unavailable is not resent (it may have reached the database); a read is', async () => {
+    const unavailable = json(503, { code: 'storage_unavailable', detail: 'storage unavailable: connection lost' }, { 'retry-after': '1' });
+    answers = [unavailable, LEARNED];
+    const waits: RetryWait[] = [];
+    const client = clientWith(10_000, waits);
+    const err = await learn(client).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(503);
+    expect(requests).toBe(1);
+    answers = [unavailable, json(200, { version: '1.0.0' })];
+    requests = 0;
+    await client.version().catch(() => undefined);
+    await client.close();
+    expect(requests).toBe(2);
+    expect(waits).toEqual([expect.objectContaining({ status: 503, seconds: 1, method: 'GET' })]);
+  });
+
   it('gives up with the 429 once the next wait would pass the total budget', async () => {
     answers = [
       json(429, { detail: 'rate limit exceeded' }, { 'retry-after': '60', 'ratelimit-reset': '4' }),

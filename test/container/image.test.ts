@@ -79,6 +79,13 @@ describe.skipIf(!canRun)('container image', () => {
     expect(learned.status).toBe(200);
     const recalled = (await (await fetch(`${base}/v1/recall`, { method: "POST", headers: json, body: JSON.stringify({ task: "rotate nginx logs every day" }) })).json()) as { matches: { pattern: { code: string } }[] };
     expect(recalled.matches[0].pattern.code).toContain('logrotate');
+    // The web console is inside the image (built by the image's npm run build), CSP and all.
+    const page = await fetch(`${base}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const script = (await page.text()).match(/\/console\/assets\/app-[0-9a-f]+\.js/)?.[0];
+    expect(script).toBeDefined();
+    expect((await fetch(`${base}${script}`)).status).toBe(200);
 
     const user = (await podman(['exec', name, 'id', '-u'])).stdout.trim();
     expect(user).toBe('10001');

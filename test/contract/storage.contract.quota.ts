@@ -24,7 +24,7 @@ function learnRecord(i: number, pattern: LearnPatternWrite, limit: number): Lear
 const insert = (n: number): LearnPatternWrite => ({ op: 'insert', pattern: makePattern(n), vector: angled(n * 7) });
 
 /** The settled results split, each refusal checked to be the quota's 429 with its fields. */
-function outcome(results: PromiseSettledResult<void>[], limit: number) {
+function outcome(results: PromiseSettledResult<unknown>[], limit: number) {
   const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
   for (const err of refused) {
     expect(err).toBeInstanceOf(QuotaExceededError);

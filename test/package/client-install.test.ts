@@ -87,11 +87,12 @@ describe('client package (slow: packs and installs packages/client)', () => {
 
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project });
     const { stdout } = await run(process.execPath, [join(project, 'out/use-client.js'), server.url], { cwd: project, env: userEnv() });
-    const result = JSON.parse(stdout) as { stored: string | null; best: string | null; [k: string]: unknown };
+    const result = JSON.parse(stdout) as { stored: string | null; best: string | null; listed: string[]; [k: string]: unknown };
     expect(result).toMatchObject({
       health: 'ok', tier: 'duplicate', rejected: { status: 422, code: 'validation_failed' }, missing: true, jobs: 0, unreachable: true,
     });
     expect(result.stored).toMatch(/^patterns\//);
     expect(result.best).toBe(result.stored);
+    expect(result.listed).toEqual([result.stored]);
   }, 300_000);
 });

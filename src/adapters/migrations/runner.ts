@@ -38,6 +38,14 @@ export interface SchemaStatus {
 
 async function withLock<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // The server ending this session (restart, pg_terminate_backend) emits 'error' on the client,
+  // which pg-pool does not listen to while it is checked out: without a listener it would end
+  // the process instead of failing the statement in flight (which reports the loss).
+  let lost: Error | null = null;
+  const onError = (err: Error) => {
+    lost ??= err;
+  };
+  client.on('error', onError);
   try {
     // Index builds on big tables may exceed a service-wide statement timeout.
     await client.query('SET statement_timeout = 0');
@@ -53,7 +61,9 @@ async function withLock<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): 
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
-    client.release();
+    // A broken connection is discarded (release with the error), never reused.
+    if (!lost) client.removeListener('error', onError);
+    client.release(lost ?? undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FeedbackCluster, PatternRecord, RoiEvent } from '../../../core/types.js';
+import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 
 /**
  * One journal line per mutation. Every op is applied by the same code live and on replay
@@ -16,6 +16,8 @@ export type JournalOp =
   | { op: 'skills'; id: string; k: string[] }
   | { op: 'run'; s: number }
   | { op: 'recall'; r: boolean }
+  /** Each run counter raised to at least this value (migrate-data's copy of a source's counters). */
+  | { op: 'raise'; m: MetricsCounters }
   | { op: 'roi'; e: RoiEvent }
   /** (issue 18, 3) Several ops in one line, so they are durable together or not at all (import batches). */
   | { op: 'batch'; ops: JournalOp[] };

@@ -68,7 +68,8 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
     },
 
     async writeBatch(scope, writes, tenantQuota) {
-      if (writes.length === 0) return;
+      const outcome = { written: 0, present: 0 };
+      if (writes.length === 0) return outcome;
       const units = writes.map(({ record, vector }) => {
         assertPatternId(record?.id);
         assertVector(vector);
@@ -80,10 +81,17 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         const ops: JournalOp[] = [];
         const written = new Set<string>();
         let inserted = 0;
-        for (const [i, { record }] of writes.entries()) {
+        outcome.written = outcome.present = 0;
+        for (const [i, { record, replace }] of writes.entries()) {
           assertDimension(store, units[i]);
           if (units[i].length !== units[0].length) throw new Error('one import batch holds vectors of different dimensions');
           const exists = store.state.patterns.has(record.id) || written.has(record.id);
+          // An insert stored since the import was planned (another run of its job): not this write's.
+          if (exists && !replace && !written.has(record.id)) {
+            outcome.present += 1;
+            continue;
+          }
+          outcome.written += 1;
           ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
           if (!exists) {
             ops.push({ op: 'eval', id: record.id, s: record.eval_score, at: record.updated_at });
@@ -93,6 +101,30 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
         }
         // In the same synchronous step as the apply: no other project's write comes between.
         assertTenantRoom(registry, scope.tenant_id, tenantQuota, inserted);
+        return { op: { op: 'batch', ops } };
+      });
+      return outcome;
+    },
+
+    async copyIn(scope, patterns) {
+      if (patterns.length === 0) return;
+      const units = patterns.map(({ record, vector }) => {
+        assertPatternId(record?.id);
+        assertVector(vector);
+        return normalized(vector);
+      });
+      const store = registry.forWrite(scope);
+      // One journal line: each pattern with its evals and skills, durable together (issue 25, 7).
+      await store.mutate(() => {
+        const ops: JournalOp[] = [];
+        for (const [i, { record, evals, skills }] of patterns.entries()) {
+          if (store.state.patterns.has(record.id)) throw new ConflictError(`pattern ${record.id} already exists`);
+          assertDimension(store, units[i]);
+          if (units[i].length !== units[0].length) throw new Error('one copied batch holds vectors of different dimensions');
+          ops.push({ op: 'put', p: { ...record }, v: encodeVector(units[i]) });
+          for (const e of evals) ops.push({ op: 'eval', id: record.id, s: e.score, at: e.at });
+          if (skills.length > 0) ops.push({ op: 'skills', id: record.id, k: [...new Set(skills)] });
+        }
         return { op: { op: 'batch', ops } };
       });
     },

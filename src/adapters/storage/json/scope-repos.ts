@@ -101,6 +101,10 @@ export function createMetricsRepository(registry: ScopeRegistry): MetricsReposit
       const store = registry.forWrite(scope);
       await store.mutate(() => ({ op: { op: 'recall', r: reused === true } }));
     },
+    async raiseTo(scope, counters) {
+      const store = registry.forWrite(scope);
+      await store.mutate(() => ({ op: { op: 'raise', m: { ...counters } } }));
+    },
     async get(scope) {
       return { ...(registry.forRead(scope)?.state.metrics ?? ZERO_METRICS) };
     },

@@ -105,6 +105,17 @@ export class ScopeState {
           reusing_recalls: this.metrics.reusing_recalls + (op.r ? 1 : 0),
         };
         return;
+      case 'raise': {
+        const m = this.metrics;
+        this.metrics = {
+          runs: Math.max(m.runs, op.m.runs),
+          successes: Math.max(m.successes, op.m.successes),
+          eval_sum: Math.max(m.eval_sum, op.m.eval_sum),
+          recalls: Math.max(m.recalls, op.m.recalls),
+          reusing_recalls: Math.max(m.reusing_recalls, op.m.reusing_recalls),
+        };
+        return;
+      }
       case 'roi':
         this.roi.push({ ...op.e });
         if (this.roi.length >= ROI_EVENTS_PER_SCOPE + ROI_EVENTS_PER_SCOPE / 10) this.roi = this.roi.slice(-ROI_EVENTS_PER_SCOPE);

@@ -58,7 +58,7 @@ async function countTarget(q: Queryer, target: DeletionTarget, opts: DeletionOpt
 export function createGovernanceRepository(db: Db, onPatternsDeleted: (n: number) => void): GovernanceRepository {
   return {
     countScope(target, opts) {
-      return db.tx('governance.count', (q) => countTarget(q, target, opts), 'SET TRANSACTION READ ONLY;');
+      return db.tx('governance.count', (q) => countTarget(q, target, opts), 'SET TRANSACTION READ ONLY;', { readOnly: true });
     },
 
     async deleteScope(target, opts) {

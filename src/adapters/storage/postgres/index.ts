@@ -51,7 +51,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     await assertPgvector(pool);
   });
 
-  const db = new Db(pool, opts.instruments ?? noopInstruments);
+  const db = new Db(pool, opts.instruments ?? noopInstruments, logger);
   // The queue shares the pool; its LISTEN connection is its own (a pooled client can't wait).
   const jobs = createPostgresJobRepository(db, { listenUrl: config.databaseUrl, logger });
   const plannerStats = new PlannerStatistics(db, logger);
@@ -87,10 +87,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
       // one connection stays free for the work done under them (no starvation).
       if (config.db.poolMax < 2) return fn();
       return lockSlots.run(() =>
-        db.tx('scope.lock', async (q) => {
-          await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`]);
-          return fn();
-        }),
+        db.withLock('scope.lock', 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`], fn),
       );
     },
     async schemaRevision() {

@@ -212,7 +212,7 @@ export async function createPostgresKeyStore(config: Config, opts: PostgresKeySt
   const ownsPool = !opts.pool;
   const pool = opts.pool ?? createServicePool(config, { logger: opts.logger ?? silentLogger, search: false });
   await checkOnPool(pool, ownsPool, config.databaseUrl, () => assertSchemaCurrent(pool, { dir: opts.migrationsDir }));
-  const db = new Db(pool, opts.instruments ?? noopInstruments);
+  const db = new Db(pool, opts.instruments ?? noopInstruments, opts.logger ?? silentLogger);
   let closed = false;
   return {
     keys: createKeyRepository(db),

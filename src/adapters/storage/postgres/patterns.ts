@@ -54,7 +54,7 @@ export function reuseUpdateSql(ids: string, delta: string, at: string): string {
 function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: SearchStatement): Promise<QueryResult<R>> {
   // Prepared: the generic plan still walks the HNSW index (the ORDER BY … LIMIT shape fixes it).
   if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation, true);
-  return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup);
+  return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup, { readOnly: true });
 }
 
 interface CandidateRow {
@@ -94,9 +94,11 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     },
 
     async writeBatch(scope, writes, tenantQuota) {
-      if (writes.length === 0) return;
+      const outcome = { written: 0, present: 0 };
+      if (writes.length === 0) return outcome;
       // One transaction: a failure at any row rolls back the whole batch (issue 18, 3).
       await db.tx('patterns.writeBatch', async (q) => {
+        outcome.written = outcome.present = 0;
         await lockTenantQuota(q, scope.tenant_id, tenantQuota, writes.filter((w) => !w.replace).length);
         for (const { record, vector, replace } of writes) {
           if (replace) {
@@ -104,16 +106,50 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
               `UPDATE patterns SET ${RECORD_SETS.join(', ')}, dim = $19, embedding = $20::vector WHERE tenant_id = $1 AND project_id = $2 AND id = $3`,
               [scope.tenant_id, scope.project_id, record.id, ...patternValues(record), vector.length, vectorParam(vector)],
             );
-          } else {
-            await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
+            outcome.written += 1;
+            continue;
+          }
+          // Stored since the import was planned (another run of its job): not this write's.
+          const inserted = await q.query(`${INSERT_PATTERN_SQL} ON CONFLICT (tenant_id, project_id, id) DO NOTHING`, insertPatternParams(scope, record, vector));
+          if ((inserted.rowCount ?? 0) === 0) {
+            outcome.present += 1;
+            continue;
+          }
+          await q.query(
+            EVAL_INSERT_SQL,
+            [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
+          );
+          outcome.written += 1;
+        }
+      });
+      stats.noteWrites(outcome.written);
+      return outcome;
+    },
+
+    async copyIn(scope, patterns) {
+      if (patterns.length === 0) return;
+      // One transaction: a copy killed mid-batch leaves none of the batch behind (issue 25, 7).
+      await db.tx('patterns.copyIn', async (q) => {
+        for (const { record, vector, evals, skills } of patterns) {
+          await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));
+          if (evals.length > 0) {
             await q.query(
-              EVAL_INSERT_SQL,
-              [scope.tenant_id, scope.project_id, record.id, record.eval_score, record.updated_at],
+              `INSERT INTO eval_observations (tenant_id, project_id, pattern_id, score, at)
+               SELECT $1, $2, $3, score, at FROM unnest($4::float8[], $5::timestamptz[]) AS t(score, at)`,
+              [scope.tenant_id, scope.project_id, record.id, evals.map((e) => e.score), evals.map((e) => e.at)],
+            );
+          }
+          const unique = [...new Set(skills)];
+          if (unique.length > 0) {
+            await q.query(
+              `INSERT INTO pattern_skills (tenant_id, project_id, pattern_id, skill, position)
+               SELECT $1, $2, $3, skill, ord::int FROM unnest($4::text[]) WITH ORDINALITY AS t(skill, ord)`,
+              [scope.tenant_id, scope.project_id, record.id, unique],
             );
           }
         }
       });
-      stats.noteWrites(writes.length);
+      stats.noteWrites(patterns.length);
     },
 
     async update(scope, pattern, vector) {

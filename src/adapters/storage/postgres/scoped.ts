@@ -190,6 +190,21 @@ export function createMetricsRepository(db: Db): MetricsRepository {
       );
     },
 
+    async raiseTo(scope, c) {
+      await db.query(
+        `INSERT INTO metrics_counters (tenant_id, project_id, runs, successes, eval_sum, recalls, reusing_recalls)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (tenant_id, project_id) DO UPDATE SET
+           runs = GREATEST(metrics_counters.runs, EXCLUDED.runs),
+           successes = GREATEST(metrics_counters.successes, EXCLUDED.successes),
+           eval_sum = GREATEST(metrics_counters.eval_sum, EXCLUDED.eval_sum),
+           recalls = GREATEST(metrics_counters.recalls, EXCLUDED.recalls),
+           reusing_recalls = GREATEST(metrics_counters.reusing_recalls, EXCLUDED.reusing_recalls)`,
+        [scope.tenant_id, scope.project_id, c.runs, c.successes, c.eval_sum, c.recalls, c.reusing_recalls],
+        'metrics.raiseTo',
+      );
+    },
+
     async get(scope) {
       const res = await db.query<CounterRow>(
         'SELECT runs, successes, eval_sum, recalls, reusing_recalls FROM metrics_counters WHERE tenant_id = $1 AND project_id = $2',

@@ -1,0 +1,169 @@
+import { useState } from 'preact/hooks';
+import { get, queryString, session } from '../api.js';
+import { href, navigate, type Route } from '../router.js';
+import { CLASSIFICATIONS, type Explain, type RecallResponse } from '../types.js';
+import { CopyButton, ErrorBox, Loading, Section, fmtFixed, useLoad } from '../ui.js';
+
+const FIELDS = ['task', 'limit', 'classification', 'min_score', 'recency_weight', 'deduplicate', 'eval_weighted'] as const;
+type Params = Partial<Record<(typeof FIELDS)[number], string>>;
+
+const EXPLAIN_PARTS: (keyof Explain)[] = ['cosine', 'centered_cosine', 'bm25', 'blended', 'eval_factor', 'recency_factor', 'score'];
+
+function paramsOf(route: Route): Params {
+  const params: Params = {};
+  for (const name of FIELDS) {
+    const value = route.query.get(name);
+    if (value) params[name] = value;
+  }
+  return params;
+}
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** The same read-only query as a curl line (the key from the environment, never written out). */
+export function curlLine(params: Params): string {
+  const url = `${location.origin}/v1/recall${queryString({ ...params, explain: true })}`;
+  const project = session.project();
+  return [
+    'curl -s',
+    ...(session.key() ? ['-H "Authorization: Bearer $SERVICE_API_KEY"'] : []),
+    ...(project ? [`-H ${shellQuote(`X-Project-Id: ${project}`)}`] : []),
+    shellQuote(url),
+  ].join(' ');
+}
+
+export function cliLine(params: Params): string {
+  const parts = ['service recall --readonly'];
+  if (params.limit) parts.push(`--limit ${params.limit}`);
+  if (params.classification) parts.push(`--classification ${params.classification}`);
+  if (params.min_score) parts.push(`--min-score ${params.min_score}`);
+  if (params.recency_weight) parts.push(`--recency-weight ${params.recency_weight}`);
+  if (params.deduplicate === 'false') parts.push('--no-dedupe');
+  if (params.eval_weighted === 'false') parts.push('--no-eval-weighted');
+  const project = session.project();
+  if (project) parts.push(`--project ${shellQuote(project)}`);
+  parts.push(shellQuote(params.task ?? ''));
+  return parts.join(' ');
+}
+
+export function RecallScreen({ route }: { route: Route }) {
+  const params = paramsOf(route);
+  const [draft, setDraft] = useState<Params>(params);
+  const result = useLoad(
+    () => (params.task ? get<RecallResponse>('/v1/recall', { ...params, explain: true }) : Promise.resolve(null)),
+    [route.query.toString()],
+  );
+  const set = (name: keyof Params) => (e: Event) => setDraft({ ...draft, [name]: (e.currentTarget as HTMLInputElement).value });
+
+  return (
+    <>
+      <Section title="Recall debugger" id="debugger-title">
+        <p class="muted">Runs the read-only recall (GET /v1/recall with explain): nothing is counted as a reuse.</p>
+        <form
+          class="filters"
+          onSubmit={(e) => {
+            e.preventDefault();
+            navigate(['recall'], draft as Record<string, string>);
+          }}
+        >
+          <label class="wide">
+            Task
+            <textarea name="task" rows={3} value={draft.task ?? ''} onInput={set('task')} required />
+          </label>
+          <label>
+            Matches (1–50)
+            <input type="number" min="1" max="50" value={draft.limit ?? '5'} onInput={set('limit')} />
+          </label>
+          <label>
+            Classification
+            <select value={draft.classification ?? ''} onChange={set('classification')}>
+              <option value="">any</option>
+              {CLASSIFICATIONS.map((c) => <option key={c} value={c}>{c}</option>)}
+            </select>
+          </label>
+          <label>
+            Min success score
+            <input type="number" min="0" max="10" step="0.1" value={draft.min_score ?? ''} onInput={set('min_score')} />
+          </label>
+          <label>
+            Recency weight (0–1)
+            <input type="number" min="0" max="1" step="0.05" value={draft.recency_weight ?? ''} onInput={set('recency_weight')} />
+          </label>
+          <label>
+            Deduplicate
+            <select value={draft.deduplicate ?? 'true'} onChange={set('deduplicate')}>
+              <option value="true">yes</option>
+              <option value="false">no</option>
+            </select>
+          </label>
+          <label>
+            Eval-weighted
+            <select value={draft.eval_weighted ?? 'true'} onChange={set('eval_weighted')}>
+              <option value="true">yes</option>
+              <option value="false">no</option>
+            </select>
+          </label>
+          <button type="submit">Explain recall</button>
+        </form>
+      </Section>
+      {params.task && (
+        <Section title="The same query elsewhere" id="copy-title">
+          <pre class="code" aria-label="curl command">{curlLine(params)}</pre>
+          <CopyButton text={curlLine(params)} label="Copy curl" />
+          <pre class="code" aria-label="service recall command">{cliLine(params)}</pre>
+          <CopyButton text={cliLine(params)} label="Copy service recall" />
+        </Section>
+      )}
+      <ErrorBox error={result.error} />
+      {params.task && result.loading && <Loading what="matches" />}
+      {result.data && <Explained response={result.data} />}
+    </>
+  );
+}
+
+function Explained({ response }: { response: RecallResponse }) {
+  const policy = response.tier_policy;
+  return (
+    <>
+      <Section title="Tier policy in force" id="policy-title">
+        {policy ? (
+          <dl class="facts">
+            <dt>Policy</dt><dd>{policy.policy}</dd>
+            <dt>Duplicate threshold</dt><dd>{fmtFixed(policy.duplicate_threshold)}</dd>
+            <dt>Adapt threshold</dt><dd>{fmtFixed(policy.adapt_threshold)}</dd>
+            <dt>Source</dt><dd>{policy.source}</dd>
+          </dl>
+        ) : <p class="muted">This server does not report its tier policy.</p>}
+      </Section>
+      <Section title="Ranked matches" id="ranked-title">
+        {response.matches.length === 0 ? <p class="muted">No match.</p> : (
+          <div class="table-wrap">
+            <table class="explain">
+              <caption class="sr-only">Matches with the parts of their scores</caption>
+              <thead>
+                <tr>
+                  <th scope="col">#</th><th scope="col">Task</th><th scope="col">Tier</th><th scope="col">Rule</th><th scope="col">Threshold</th><th scope="col">Similarity</th>
+                  {EXPLAIN_PARTS.map((part) => <th key={part} scope="col">{part.replace('_', ' ')}</th>)}
+                </tr>
+              </thead>
+              <tbody>
+                {response.matches.map((m, i) => (
+                  <tr key={m.pattern_key}>
+                    <td>{i + 1}</td>
+                    <td><a href={href(['pattern', m.pattern_key])}>{m.pattern.task.slice(0, 80)}</a></td>
+                    <td><span class={`tier tier-${m.reuse_tier}`}>{m.reuse_tier}</span></td>
+                    <td>{m.explain?.tier_rule ?? '—'}</td>
+                    <td>{fmtFixed(m.explain?.tier_threshold)}</td>
+                    <td>{fmtFixed(m.similarity)}</td>
+                    {EXPLAIN_PARTS.map((part) => <td key={part} data-part={part}>{fmtFixed(m.explain?.[part] as number | undefined)}</td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {response.warnings?.map((w) => <p key={w} class="muted">{w}</p>)}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,8 @@
+export declare const SCRIPT_BUDGET_GZIP_BYTES: number;
+export interface ConsoleBuild {
+  script: string;
+  script_bytes: number;
+  script_gzip_bytes: number;
+  budget_gzip_bytes: number;
+}
+export declare function buildConsole(root: string, options?: { out?: string; budget?: number }): Promise<ConsoleBuild>;
