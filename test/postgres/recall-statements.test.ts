@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateUp } from '../../src/adapters/migrations/index.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
@@ -8,11 +9,13 @@ import { startServer, type TestServer } from '../api/helpers.js';
 import { createTestDatabase, pgConfig, requirePostgres, type TestDatabase } from '../support/pg.js';
 
 const hasPg = await requirePostgres('recall statements');
+/** Learn holds a lock on one connection while it writes on another: the pool needs two or more. */
+const POOL_MAX = 3;
 
 /**
  * What one recall asks of PostgreSQL (issue 28): the statements it sends, and that the hot ones
- * are named prepared statements. The pool has one connection, so pg_prepared_statements,
- * which is per session, shows what the recalls prepared.
+ * are named prepared statements. pg_prepared_statements is per session, so the test reads it
+ * on every connection of the pool.
  */
 describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
   let db: TestDatabase;
@@ -20,33 +23,32 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
   let storage: Storage;
   let t: TestServer;
   const sent: string[] = [];
-  let checkouts = 0;
 
   beforeAll(async () => {
     db = await createTestDatabase('recall_statements');
-    const config = pgConfig(db.url, { SERVICE_DB_POOL_MAX: '1' });
+    const config = pgConfig(db.url, { SERVICE_DB_POOL_MAX: String(POOL_MAX) });
     pool = createServicePool(config, { logger: silentLogger, search: true });
     await migrateUp(pool);
-    // Every statement the storage sends, and every connection checkout. Statements are seen
-    // on the checked-out clients (the storage runs each statement on a connection it checks
-    // out and watches for errors), so a transaction's BEGIN/COMMIT would show up here too.
-    const watched = new WeakSet<object>();
-    const watch = (client: { query: (...args: unknown[]) => unknown }) => {
-      if (watched.has(client)) return client;
-      watched.add(client);
-      const query = client.query.bind(client);
-      client.query = (...args: unknown[]) => {
-        const first = args[0];
-        sent.push(typeof first === 'string' ? first : (first as { text: string }).text);
-        return query(...args);
-      };
+    // Every statement sent on a pooled connection once it is checked out (the session setup
+    // that the pool runs on a new connection is not part of any request).
+    const wrapped = new WeakSet<object>();
+    const watch = (client: pg.PoolClient): pg.PoolClient => {
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          const first = args[0];
+          sent.push(typeof first === 'string' ? first : (first as { text: string }).text);
+          return query(...args);
+        };
+      }
       return client;
     };
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
-      checkouts++;
-      const out = connect(...args);
-      return out instanceof Promise ? out.then(watch) : out;
+    const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client: pg.PoolClient, done: unknown) => void) => Promise<pg.PoolClient> | undefined;
+    // pg-pool's own query() checks out with a callback; the service's code awaits the promise.
+    (pool as unknown as { connect: (cb?: (err: Error | undefined, client: pg.PoolClient, done: unknown) => void) => unknown }).connect = (cb) => {
+      if (cb) return connect((err, client, done) => cb(err, err ? client : watch(client), done));
+      return connect()!.then(watch);
     };
     storage = await createPostgresStorage(config, { pool });
     const unlimited = String(1_000_000);
@@ -65,15 +67,13 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
 
   async function statementsOf(method: 'GET' | 'POST', task: string): Promise<string[]> {
     sent.length = 0;
-    checkouts = 0;
     const res = method === 'POST'
       ? await t.call('POST', '/v1/recall', { task })
       : await t.call('GET', `/v1/recall?task=${encodeURIComponent(task)}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().matches.length).toBeGreaterThan(0);
-    // One checkout per statement: no transaction of its own (BEGIN … COMMIT would be extra
-    // statements on one checkout).
-    expect(checkouts).toBe(sent.length);
+    // No transaction of its own: BEGIN … COMMIT would be two more round trips.
+    expect(sent.filter((s) => /^\s*(BEGIN|COMMIT)/i.test(s))).toEqual([]);
     return [...sent];
   }
 
@@ -104,10 +104,19 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
   it('runs the search, the recall record and the page read as named prepared statements', async () => {
     await statementsOf('POST', 'parse a TSV file');
     await statementsOf('GET', 'parse a TSV file');
-    const prepared = (await pool.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements')).rows;
+    // Every connection of the pool at once (none can be handed out twice), each asked for its own.
+    const clients = await Promise.all(Array.from({ length: POOL_MAX }, () => pool.connect()));
+    const prepared: { name: string; statement: string }[] = [];
+    try {
+      for (const client of clients) {
+        prepared.push(...(await client.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements')).rows);
+      }
+    } finally {
+      for (const client of clients) client.release();
+    }
     const named = (fragment: string) => prepared.filter((p) => p.name.startsWith('svc_') && p.statement.includes(fragment));
     expect(named('WITH nearest AS MATERIALIZED')).not.toHaveLength(0);
-    expect(named('INSERT INTO roi_events')).toHaveLength(1);
+    expect(named('INSERT INTO roi_events').length).toBeGreaterThan(0);
     expect(named('id = ANY($3::text[])').length).toBeGreaterThan(0);
   });
 });
