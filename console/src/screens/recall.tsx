@@ -33,7 +33,8 @@ export function curlLine(params: Params): string {
 }
 
 export function cliLine(params: Params): string {
-  const parts = ['service recall --readonly'];
+  // `service recall` is read-only unless --count-reuse, like the page's query.
+  const parts = ['service recall'];
   if (params.limit) parts.push(`--limit ${params.limit}`);
   if (params.classification) parts.push(`--classification ${params.classification}`);
   if (params.min_score) parts.push(`--min-score ${params.min_score}`);
