@@ -101,6 +101,8 @@ export interface PatternCursor {
 export interface ScoredPattern {
   pattern: PatternRecord;
   similarity: number;
+  /** The pattern's newest eval observations, newest first (empty when none or not asked for). */
+  recent_evals: number[];
 }
 
 /**

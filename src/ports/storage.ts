@@ -1,6 +1,6 @@
 import type {
   AuditEvent, Classification, EmbeddingInfo, FeedbackCluster, MetricsCounters, PatternCursor, PatternFilter, PatternRecord,
-  RecallCandidate, RoiEvent, Scope, ScoredPattern,
+  RoiEvent, Scope, ScoredPattern,
 } from '../core/types.js';
 import type { HybridCandidateSet, HybridQuery } from '../core/hybrid.js';
 import type { BillingRepository } from './billing.js';
@@ -30,15 +30,12 @@ export interface PatternRepository {
   count(scope: Scope): Promise<number>;
   /**
    * Nearest patterns to `vector` by cosine similarity (clamped to [0,1]), best first, with the
-   * filter applied inside the search (never after it), at most `k`.
+   * filter applied inside the search (never after it), at most `k`. Each hit carries its
+   * whole record (learn's near-identical check lands on it) and its newest `evalWindow` eval
+   * observations (newest first; none asked for when 0 or absent: recall's eval weighting),
+   * so neither caller needs a second query.
    */
-  search(scope: Scope, vector: Float32Array, k: number, filter?: PatternFilter): Promise<ScoredPattern[]>;
-  /**
-   * The same search as `search` (same hits, same order), returning light candidates for
-   * recall: id, task and similarity, plus each hit's newest `evalWindow` eval observations
-   * (newest first; none asked for when 0). Recall loads whole records for its page only.
-   */
-  candidates(scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, evalWindow: number): Promise<RecallCandidate[]>;
+  search(scope: Scope, vector: Float32Array, k: number, filter?: PatternFilter, evalWindow?: number): Promise<ScoredPattern[]>;
   /**
    * Hybrid recall's candidates (docs/behavior.md "Recall" 2): the union of the `vectorK`
    * nearest patterns by cosine (none without a query vector) and the `keywordK` best by BM25

@@ -184,7 +184,10 @@ async function semanticRanking(
   // No count() first: a search that returns fewer than k rows has seen the whole scope.
   const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
   for (let k = first; ;) {
-    const found = await deps.storage.patterns.candidates(scope, vector, k, filter, evalWindow);
+    const hits = await deps.storage.patterns.search(scope, vector, k, filter, evalWindow);
+    const found: RecallCandidate[] = hits.map(({ pattern, similarity, recent_evals }) => ({
+      id: pattern.id, task: pattern.task, similarity, recent_evals, updated_at: pattern.updated_at,
+    }));
     const ranked = await rankInSlices(found, ranking);
     // need + 1 survivors also answer has_more.
     const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first, WIDEN);

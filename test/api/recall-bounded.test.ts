@@ -77,8 +77,8 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
     t = await start();
     await seedNearDuplicates(t.app.deps.storage, t.app.deps.embedder, SCOPE, PATTERNS);
     const patterns = t.app.deps.storage.patterns;
-    const search = patterns.candidates.bind(patterns);
-    patterns.candidates = async (...args) => {
+    const search = patterns.search.bind(patterns);
+    patterns.search = async (...args) => {
       fetches.push(args[2]);
       const found = await search(...args);
       fetched += found.length;

@@ -210,41 +210,43 @@ export function patternContract(current: () => Storage): void {
       expect((await storage.patterns.get(SCOPE_A, pid(3)))!.task).toBe('task number 3');
     });
 
-    it('candidates: the same hits as search, in the same order, with id, task, similarity and updated_at only', async () => {
+    it('search with an eval window: the same hits, in the same order, with whole records', async () => {
       const filter = { min_score: 0 } as const;
-      const hits = await storage.patterns.search(SCOPE_A, angled(30), 4, filter);
-      const candidates = await storage.patterns.candidates(SCOPE_A, angled(30), 4, filter, 0);
-      expect(candidates).toEqual(
-        hits.map((h) => ({
-          id: h.pattern.id, task: h.pattern.task, similarity: expect.closeTo(h.similarity, 6), recent_evals: [], updated_at: h.pattern.updated_at,
-        })),
-      );
-      expect(Object.keys(candidates[0]).sort()).toEqual(['id', 'recent_evals', 'similarity', 'task', 'updated_at']);
-      expect(await storage.patterns.candidates(SCOPE_A, vec(1), 0, undefined, 5)).toEqual([]);
-      expect(await storage.patterns.candidates(SCOPE_C, vec(1), 5, undefined, 5)).toEqual([]);
+      const plain = await storage.patterns.search(SCOPE_A, angled(30), 4, filter);
+      const windowed = await storage.patterns.search(SCOPE_A, angled(30), 4, filter, 5);
+      expect(hitIds(plain)).toHaveLength(4);
+      expect(windowed).toEqual(plain.map((h) => ({ ...h, similarity: expect.closeTo(h.similarity, 6) })));
+      expect(Object.keys(windowed[0]).sort()).toEqual(['pattern', 'recent_evals', 'similarity']);
+      for (const h of windowed) {
+        expect(h.recent_evals).toEqual([]);
+        expect(h.pattern).toEqual(await storage.patterns.get(SCOPE_A, h.pattern.id));
+      }
+      expect(await storage.patterns.search(SCOPE_A, vec(1), 0, undefined, 5)).toEqual([]);
+      expect(await storage.patterns.search(SCOPE_C, vec(1), 5, undefined, 5)).toEqual([]);
     });
 
-    it('candidates: applies the filters inside the search, like search', async () => {
+    it('search with an eval window: applies the filters inside the search, like without', async () => {
       await storage.patterns.update(SCOPE_A, makePattern(5, { classification: 'public' }));
       await storage.patterns.update(SCOPE_A, makePattern(3, { classification: 'public', success_score: 9 }));
-      const found = await storage.patterns.candidates(SCOPE_A, vec(1), 1, { classification: 'public' }, 0);
-      expect(ids(found)).toEqual([pid(5)]);
-      expect(ids(await storage.patterns.candidates(SCOPE_A, vec(1), 5, { classification: 'public', min_score: 8.5 }, 0))).toEqual([pid(3)]);
+      const found = await storage.patterns.search(SCOPE_A, vec(1), 1, { classification: 'public' }, 2);
+      expect(hitIds(found)).toEqual([pid(5)]);
+      expect(hitIds(await storage.patterns.search(SCOPE_A, vec(1), 5, { classification: 'public', min_score: 8.5 }, 2))).toEqual([pid(3)]);
     });
 
-    it("candidates: carry each hit's newest eval observations of its own scope, newest first, at most the window", async () => {
+    it("search carries each hit's newest eval observations of its own scope, newest first, at most the window", async () => {
       for (const [score, t] of [[4, 10], [6, 30], [8, 20]] as const) await storage.evals.add(SCOPE_A, pid(2), score, at(t));
       await storage.evals.add(SCOPE_A, pid(4), 9, at(5));
       // The same id in another scope has observations of its own; they must not leak.
       await storage.patterns.insert(SCOPE_B, makePattern(2), vec(1));
       await storage.evals.add(SCOPE_B, pid(2), 1, at(99));
 
-      const found = await storage.patterns.candidates(SCOPE_A, vec(1), 3, undefined, 2);
-      expect(found.map((c) => [c.id, c.recent_evals])).toEqual([[pid(2), [6, 8]], [pid(4), [9]], [pid(1), []]]);
-      const wide = await storage.patterns.candidates(SCOPE_A, vec(1), 1, undefined, 5);
+      const found = await storage.patterns.search(SCOPE_A, vec(1), 3, undefined, 2);
+      expect(found.map((h) => [h.pattern.id, h.recent_evals])).toEqual([[pid(2), [6, 8]], [pid(4), [9]], [pid(1), []]]);
+      const wide = await storage.patterns.search(SCOPE_A, vec(1), 1, undefined, 5);
       expect(wide[0].recent_evals).toEqual([6, 8, 4]);
-      const none = await storage.patterns.candidates(SCOPE_A, vec(1), 1, undefined, 0);
+      const none = await storage.patterns.search(SCOPE_A, vec(1), 1, undefined, 0);
       expect(none[0].recent_evals).toEqual([]);
+      expect((await storage.patterns.search(SCOPE_A, vec(1), 1))[0].recent_evals).toEqual([]);
     });
 
     it('vectors: the stored direction of each present pattern of the scope, missing ids skipped', async () => {

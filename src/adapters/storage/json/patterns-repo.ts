@@ -1,6 +1,6 @@
 import { ConflictError } from '../../../core/errors.js';
 import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
-import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
@@ -228,20 +228,14 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       return registry.forRead(scope)?.state.patterns.size ?? 0;
     },
 
-    async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
-      return nearest(registry, scope, vector, k, filter).map((h) => ({ pattern: { ...h.item }, similarity: clamp01(h.score) }));
-    },
-
-    async candidates(scope, vector, k, filter, evalWindow): Promise<RecallCandidate[]> {
+    async search(scope, vector, k, filter, evalWindow = 0): Promise<ScoredPattern[]> {
       const hits = nearest(registry, scope, vector, k, filter);
       const state = registry.forRead(scope)?.state;
       const window = Math.floor(evalWindow);
       return hits.map((h) => ({
-        id: h.id,
-        task: h.item.task,
+        pattern: { ...h.item },
         similarity: clamp01(h.score),
         recent_evals: (window > 0 ? state?.recentEvals(h.id, window) : undefined) ?? [],
-        updated_at: h.item.updated_at,
       }));
     },
 

@@ -1,13 +1,13 @@
 import type { QueryResult, QueryResultRow } from 'pg';
-import type { PatternFilter, PatternRecord, RecallCandidate, Scope, ScoredPattern } from '../../../core/types.js';
+import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { EVAL_INSERT_SQL } from './scoped.js';
-import { iso, parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
+import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
 import { lockTenantQuota } from './tenant-quota.js';
 import { buildHybridStatement, hybridResult, type HybridRow } from './hybrid-search.js';
-import { buildSearchStatement, CANDIDATE_COLUMNS, distanceToSimilarity, type SearchStatement } from './search.js';
+import { buildSearchStatement, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
 
@@ -56,14 +56,6 @@ function runSearch<R extends QueryResultRow>(db: Db, operation: string, stmt: Se
   // Prepared: the generic plan still walks the HNSW index (the ORDER BY … LIMIT shape fixes it).
   if (!stmt.setup) return db.query<R>(stmt.sql, stmt.params, operation, true);
   return db.tx(operation, (q) => q.query<R>(stmt.sql, stmt.params), stmt.setup, { readOnly: true });
-}
-
-interface CandidateRow {
-  id: string;
-  task: string;
-  updated_at: Date;
-  distance: number;
-  recent_evals?: number[];
 }
 
 /** `stats` hears of every write, so the planner's picture of the table stays current. */
@@ -192,24 +184,15 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       return res.rows[0]?.n ?? 0;
     },
 
-    async search(scope, vector, k, filter): Promise<ScoredPattern[]> {
-      if (k <= 0) return [];
-      const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter);
-      const res = await runSearch<PatternRow & { distance: number }>(db, 'patterns.search', stmt);
-      return res.rows.map(({ distance, ...row }) => ({ pattern: rowToPattern(row), similarity: distanceToSimilarity(distance) }));
-    },
-
-    async candidates(scope, vector, k, filter, evalWindow): Promise<RecallCandidate[]> {
+    async search(scope, vector, k, filter, evalWindow = 0): Promise<ScoredPattern[]> {
       if (k <= 0) return [];
       const window = Math.max(0, Math.floor(evalWindow));
-      const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: CANDIDATE_COLUMNS, evalWindow: window });
-      const res = await runSearch<CandidateRow>(db, 'patterns.candidates', stmt);
-      return res.rows.map((r) => ({
-        id: r.id,
-        task: r.task,
-        similarity: distanceToSimilarity(r.distance),
-        recent_evals: r.recent_evals ?? [],
-        updated_at: iso(r.updated_at),
+      const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: PATTERN_COLUMNS, evalWindow: window });
+      const res = await runSearch<PatternRow & { distance: number; recent_evals?: number[] }>(db, 'patterns.search', stmt);
+      return res.rows.map(({ distance, recent_evals, ...row }) => ({
+        pattern: rowToPattern(row),
+        similarity: distanceToSimilarity(distance),
+        recent_evals: recent_evals ?? [],
       }));
     },
 

@@ -4,9 +4,6 @@ import { PATTERN_COLUMNS, scopeWhere, vectorParam } from './rows.js';
 /** Dimensions with a partial HNSW index (migrations 0001, 0003). Others still work, unindexed. */
 export const INDEXED_DIMENSIONS: readonly number[] = [384, 1536];
 
-/** Columns recall ranks on: everything but code and output, which may be large (TOAST). */
-export const CANDIDATE_COLUMNS = 'id, task, updated_at';
-
 /**
  * Run by every connection of the storage's pool (session level): iterative index scans
  * (pgvector 0.8), so a filtered search keeps walking the graph until LIMIT rows pass the
