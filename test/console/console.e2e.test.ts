@@ -20,19 +20,6 @@ import { childEnv, tempDir } from '../support/env.js';
 import { createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
-/**
- * Steps that read API shapes other branches add (agreed in the brief): the recall debugger's
- * score parts need recall-quality (`explain`, `tier_policy`), the pattern browser's list and
- * filters need one-source (GET /v1/patterns). Each turns on when its branch is merged; until
- * then the steps are reported as skipped with this reason, never passed.
- */
-const AFTER_MERGE = {
-  /** recall-quality: GET /v1/recall?explain=true answers `explain` per match and `tier_policy`. */
-  recallExplain: false,
-  /** one-source: GET /v1/patterns (list, filters, cursor) — landed on main, enabled. */
-  patternList: true,
-};
-
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR ?? join('.test-results', 'console');
 const TOKEN = 'console-e2e-bootstrap-token-0123456789';
@@ -406,7 +393,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     } finally {
       await context.close();
     }
-    expect(line).toMatch(/^service recall --limit 3 '.*'\\''.*'$/);
+    expect(line).toMatch(/^service recall --explain --limit 3 '.*'\\''.*'$/);
     // The line as a user pastes it, with `service` being this checkout's binary.
     const command = line.replace(/^service /, `'${process.execPath}' '${BIN}' `);
     const before = await exportAll();
@@ -489,7 +476,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
-  describe.skipIf(!AFTER_MERGE.recallExplain)('after recall-quality lands (AFTER_MERGE.recallExplain)', () => {
+  describe('recall debugger (explain)', () => {
     it('the recall debugger shows each match with its tier rule and score parts, and the tier policy', async () => {
       const { context, page } = await signedIn(admin.secret);
       try {
@@ -520,7 +507,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     });
   });
 
-  describe.skipIf(!AFTER_MERGE.patternList)('after one-source lands (AFTER_MERGE.patternList)', () => {
+  describe('pattern list (GET /v1/patterns)', () => {
     it('browses patterns newest first, filters by classification and exports the filter as NDJSON', async () => {
       const { context, page } = await signedIn(admin.secret);
       try {
