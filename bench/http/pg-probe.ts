@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { processCpu } from './proc-cpu.js';
 
 /** Ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
-const CLOCK_TICKS = 100;
 
 /** What PostgreSQL itself spent, read before and after a run. */
 export interface PgSample {
@@ -28,16 +27,6 @@ export function pgSpent(before: PgSample, after: PgSample): { cpuSeconds: number
   let cpuSeconds = 0;
   for (const [pid, cpu] of after.cpuByPid) cpuSeconds += cpu - (before.cpuByPid.get(pid) ?? 0);
   return { cpuSeconds, transactions: after.transactions - before.transactions };
-}
-
-function processCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
 }
 
 /**

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../args.js';
+import { processCpu } from './proc-cpu.js';
 
 /** Ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
-const CLOCK_TICKS = 100;
 /** Rate limits out of the way: the benchmark measures the server, not the limiter. */
 const UNLIMITED = String(1_000_000_000);
 /** Characters of the server's stderr kept for an error message. */
@@ -21,18 +21,6 @@ export interface ServedStore {
   servingProcesses(): number;
   /** SIGTERM (drain), then wait for the exit. */
   stop(): Promise<void>;
-}
-
-/** utime + stime of one process, in seconds (0 when it is gone). */
-function processCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start at state (field 3).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
 }
 
 /** VmRSS of one process in bytes (0 when it is gone). */

@@ -1,7 +1,6 @@
 /**
  * Wire shapes the console reads. Existing endpoints come from the server's own contracts
- * (type-only imports: nothing of them is bundled); the shapes agreed for issue 27 (`score`,
- * `explain`, `tier_policy`) and GET /v1/patterns are declared here as the brief fixed them.
+ * (type-only imports: nothing of them is bundled).
  */
 export type {
   ExportRecord,
@@ -24,55 +23,6 @@ export const SOURCES = ['api', 'sdk', 'cli', 'import'] as const;
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const ROLLUP_WINDOWS = ['hourly', 'daily', 'weekly'] as const;
 
-export interface Explain {
-  cosine: number;
-  centered_cosine: number;
-  bm25: number;
-  blended: number;
-  eval_factor: number;
-  recency_factor: number;
-  score: number;
-  tier_rule: string;
-  tier_threshold: number | null;
-}
-
-export interface TierPolicy {
-  policy: 'calibrated' | 'fixed';
-  duplicate_threshold: number | null;
-  adapt_threshold: number;
-  source: string;
-}
-
-export interface RecallMatch {
-  similarity: number;
-  reuse_tier: 'duplicate' | 'adapt' | 'fresh';
-  pattern_key: string;
-  score?: number;
-  pattern: { task: string; code: string; success_score: number; reuse_count: number };
-  explain?: Explain;
-}
-
-export interface RecallResponse {
-  matches: RecallMatch[];
-  has_more: boolean;
-  next_offset: number | null;
-  tier_policy?: TierPolicy;
-  warnings?: string[];
-}
-
-export interface PatternSummary {
-  key: string;
-  task: string;
-  classification: string;
-  source: string;
-  success_score: number;
-  eval_score: number;
-  reuse_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface PatternList {
-  patterns: PatternSummary[];
-  next_cursor: string | null;
-}
+// The recall shapes (`score`, `explain`, `tier_policy`) and the pattern list, from the contracts too.
+export type { RecallExplain as Explain, TierPolicy, RecallMatch, RecallResponse } from '../../src/contracts/memory.js';
+export type { PatternSummary, PatternListResponse as PatternList } from '../../src/contracts/patterns.js';

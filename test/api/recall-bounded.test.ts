@@ -69,14 +69,30 @@ interface Answer { matches: Match[]; has_more: boolean; next_offset: number | nu
 
 describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical patterns (%s)', (_name, start) => {
   let t: Harness;
-  /** k of every storage search (candidates asked for) during the current recall. */
+  /**
+   * k of every storage search for candidates during the current recall (hybrid: the larger of
+   * its vector and keyword sides), and the candidates those searches returned.
+   */
   let fetches: number[] = [];
   let fetched = 0;
 
   beforeAll(async () => {
     t = await start();
     await seedNearDuplicates(t.app.deps.storage, t.app.deps.embedder, SCOPE, PATTERNS);
+    // The project's tier-policy fit runs on its first recall (its own small searches) and is
+    // then kept until the project's size moves: fitted here, so the recalls measured below
+    // fetch only their own candidates.
+    expect((await t.call('POST', '/v1/recall', { task: QUERY, readonly: true })).statusCode).toBe(200);
+    // Counted where the storage is asked, whichever search recall uses: hybrid ranking (the
+    // default) or cosine alone (SERVICE_RECALL_RANKING=cosine).
     const patterns = t.app.deps.storage.patterns;
+    const hybrid = patterns.hybridCandidates.bind(patterns);
+    patterns.hybridCandidates = async (scope, query) => {
+      fetches.push(Math.max(query.vectorK, query.keywordK));
+      const found = await hybrid(scope, query);
+      fetched += found.candidates.length;
+      return found;
+    };
     const search = patterns.search.bind(patterns);
     patterns.search = async (...args) => {
       fetches.push(args[2]);
@@ -103,6 +119,8 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
     count.ceiling = Number.POSITIVE_INFINITY;
     expect(res.statusCode, res.body).toBe(200);
     expect(health.statusCode).toBe(200);
+    // The counting above must have seen this recall's searches, or every bound below is empty.
+    expect(fetches.length).toBeGreaterThan(0);
     return { answer: res.json() as Answer, comparisons: count.jaccard, fetches: [...fetches], fetched };
   }
 

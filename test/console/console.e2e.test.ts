@@ -393,7 +393,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     } finally {
       await context.close();
     }
-    expect(line).toMatch(/^service recall --limit 3 '.*'\\''.*'$/);
+    expect(line).toMatch(/^service recall --explain --limit 3 '.*'\\''.*'$/);
     // The line as a user pastes it, with `service` being this checkout's binary.
     const command = line.replace(/^service /, `'${process.execPath}' '${BIN}' `);
     const before = await exportAll();
@@ -476,7 +476,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
-  describe('recall debugger with explain', () => {
+  describe('recall debugger (explain)', () => {
     it('the recall debugger shows each match with its tier rule and score parts, and the tier policy', async () => {
       const { context, page } = await signedIn(admin.secret);
       try {
@@ -507,7 +507,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     });
   });
 
-  describe('pattern list, filter and NDJSON export', () => {
+  describe('pattern list (GET /v1/patterns)', () => {
     it('browses patterns newest first, filters by classification and exports the filter as NDJSON', async () => {
       const { context, page } = await signedIn(admin.secret);
       try {

@@ -34,7 +34,7 @@ export function curlLine(params: Params): string {
 
 export function cliLine(params: Params): string {
   // `service recall` is read-only unless --count-reuse, like the page's query.
-  const parts = ['service recall'];
+  const parts = ['service recall --explain'];
   if (params.limit) parts.push(`--limit ${params.limit}`);
   if (params.classification) parts.push(`--classification ${params.classification}`);
   if (params.min_score) parts.push(`--min-score ${params.min_score}`);

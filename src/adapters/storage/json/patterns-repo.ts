@@ -41,6 +41,15 @@ export function assertDimension(store: ScopeStore, unit: Float32Array): void {
   }
 }
 
+/** Every record's id and vector checked before anything is written, and the vectors as unit length. */
+function checkedUnits(items: readonly { record: { id: string }; vector: unknown }[]): Float32Array[] {
+  return items.map(({ record, vector }) => {
+    assertPatternId(record?.id);
+    assertVector(vector);
+    return normalized(vector);
+  });
+}
+
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
 
@@ -116,11 +125,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
     async writeBatch(scope, writes, tenantQuota) {
       const outcome = { written: 0, present: 0 };
       if (writes.length === 0) return outcome;
-      const units = writes.map(({ record, vector }) => {
-        assertPatternId(record?.id);
-        assertVector(vector);
-        return normalized(vector);
-      });
+      const units = checkedUnits(writes);
       const store = registry.forWrite(scope);
       // One journal line for the whole batch: durable together or not at all (issue 18, 3).
       await store.mutate(() => {
@@ -154,11 +159,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
 
     async copyIn(scope, patterns) {
       if (patterns.length === 0) return;
-      const units = patterns.map(({ record, vector }) => {
-        assertPatternId(record?.id);
-        assertVector(vector);
-        return normalized(vector);
-      });
+      const units = checkedUnits(patterns);
       const store = registry.forWrite(scope);
       // One journal line: each pattern with its evals and skills, durable together (issue 25, 7).
       await store.mutate(() => {
