@@ -11,10 +11,25 @@ export const DEDUP_JACCARD_THRESHOLD = 0.7;
  */
 export const MAX_WIDENED_CANDIDATES = 2_000;
 
+/** The first fetch is this many times what the page needs; each widening multiplies it by WIDEN. */
+const OVERFETCH = 3;
+const WIDEN = 4;
+/**
+ * A floor under the first fetch, so small pages still leave eval weighting and dedup room to
+ * reorder and thin the candidates. Kept small: an HNSW walk in PostgreSQL costs more the
+ * larger k is (the JSON scan costs the same for any k).
+ */
+export const MIN_FETCH = 20;
+
+/** Recall's first candidate fetch for a page that needs `need` survivors (cosine and hybrid alike). */
+export function firstFetch(need: number): number {
+  return Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+}
+
 /** The next, wider candidate fetch after `k`, or null once the cap is reached (see above). */
-export function widenedFetch(k: number, firstFetch: number, factor: number): number | null {
-  const cap = Math.max(MAX_WIDENED_CANDIDATES, firstFetch);
-  return k >= cap ? null : Math.min(k * factor, cap);
+export function widenedFetch(k: number, first: number): number | null {
+  const cap = Math.max(MAX_WIDENED_CANDIDATES, first);
+  return k >= cap ? null : Math.min(k * WIDEN, cap);
 }
 
 /**

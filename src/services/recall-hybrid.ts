@@ -1,7 +1,7 @@
 import { distinctTerms } from '../core/bm25.js';
 import { blendCandidates, type BlendedCandidate, type HybridCandidateSet } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
-import { widenedFetch } from '../core/dedup.js';
+import { firstFetch, MIN_FETCH, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import type { PatternFilter, Scope } from '../core/types.js';
@@ -16,12 +16,6 @@ export interface HybridRanking {
   /** Patterns in the project (the tier policy's fit depends on it). */
   docs: number;
 }
-
-/** First fetch per side is this many times what the page needs; each widening multiplies it again. */
-const OVERFETCH = 3;
-const WIDEN = 4;
-/** Floor under each side's first fetch (see recall.ts MIN_FETCH: small pages still leave room to reorder). */
-const MIN_FETCH = 20;
 
 /**
  * Hybrid recall (docs/behavior.md "Recall" 2–4). Candidate gathering and re-scoring are kept
@@ -40,14 +34,14 @@ export async function hybridRanking(
   ranking: RankOptions,
 ): Promise<HybridRanking> {
   const terms = distinctTerms(task);
-  const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+  const first = firstFetch(need);
   for (let k = first; ;) {
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
     // Either side filling its k means that side may hold more: widen both.
     const ranked = await rankInSlices(rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight), ranking);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
-    const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first, WIDEN);
+    const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first);
     if (wider === null) return { ranked, docs: set.stats.docs };
     k = wider;
   }

@@ -1,6 +1,6 @@
 import { unitVector } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
-import { widenedFetch } from '../core/dedup.js';
+import { firstFetch, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import { decideKeywordTier, decideTier, type TierDecision, type TierPolicyInForce } from '../core/tier-policy.js';
@@ -30,16 +30,6 @@ export interface RecallOutcome {
 
 /** A reusable match nudges the pattern's success_score up by this much (capped at 10). */
 const REUSE_BONUS = 0.1;
-/** First search fetches this many times what the page needs; each widening multiplies it again. */
-const OVERFETCH = 3;
-const WIDEN = 4;
-/**
- * A floor under the first fetch, so small pages still leave eval weighting and dedup room to
- * reorder and thin the candidates. Kept small: an HNSW walk in PostgreSQL costs more the
- * larger k is (the JSON scan costs the same for any k). Widening happens only when the page
- * is short after dedup, and stops at a fixed cap (core/dedup.ts, docs/behavior.md "Recall" 2).
- */
-const MIN_FETCH = 20;
 
 /**
  * Recall (docs/behavior.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
@@ -182,7 +172,7 @@ async function semanticRanking(
   const need = input.offset + input.limit;
   const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
   // No count() first: a search that returns fewer than k rows has seen the whole scope.
-  const first = Math.max(MIN_FETCH, (need + 1) * OVERFETCH);
+  const first = firstFetch(need);
   for (let k = first; ;) {
     const hits = await deps.storage.patterns.search(scope, vector, k, filter, evalWindow);
     const found: RecallCandidate[] = hits.map(({ pattern, similarity, recent_evals }) => ({
@@ -190,7 +180,7 @@ async function semanticRanking(
     }));
     const ranked = await rankInSlices(found, ranking);
     // need + 1 survivors also answer has_more.
-    const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first, WIDEN);
+    const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first);
     if (wider === null) return ranked;
     k = wider;
   }

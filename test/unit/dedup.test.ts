@@ -70,9 +70,9 @@ describe('dedupeByTask', () => {
 
   it('widening stops at a fixed cap (or at a deep page\'s first fetch)', () => {
     const steps: number[] = [];
-    for (let k: number | null = 21; k !== null; k = widenedFetch(k, 21, 4)) steps.push(k);
+    for (let k: number | null = 21; k !== null; k = widenedFetch(k, 21)) steps.push(k);
     expect(steps).toEqual([21, 84, 336, 1344, MAX_WIDENED_CANDIDATES]);
-    expect(widenedFetch(30_000, 30_000, 4)).toBeNull();
+    expect(widenedFetch(30_000, 30_000)).toBeNull();
   });
 
   it('uses a strict > threshold: exactly 0.7 is not a duplicate', () => {
