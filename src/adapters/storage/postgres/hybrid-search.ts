@@ -2,7 +2,7 @@ import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../
 import type { Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
-import { INDEXED_DIMENSIONS, type SearchStatement } from './search.js';
+import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
 
 const DEFAULT_EF_SEARCH = 40;
 
@@ -72,15 +72,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   LIMIT ${keywordK}
 )`);
   parts.push(`ids AS (${sources.join(' UNION ')})`);
-  let evals = '';
-  if (query.evalWindow > 0) {
-    params.push(Math.floor(query.evalWindow));
-    evals = `, ARRAY(
-    SELECT e.score FROM eval_observations e
-    WHERE e.tenant_id = $2 AND e.project_id = $3 AND e.pattern_id = (p.id COLLATE "default")
-    ORDER BY e.at DESC, e.id DESC LIMIT $${params.length}
-  ) AS recent_evals`;
-  }
+  const evals = recentEvalsColumn('p', query.evalWindow, params);
   const vectorColumns = unit
     ? `CASE WHEN p.dim = ${dim} THEN 1 - (p.embedding <=> $1::vector) END AS cosine,
   CASE WHEN p.dim = ${dim} AND vector_norm(p.embedding) > 0 THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot,

@@ -31,6 +31,22 @@ export interface SearchShape {
 const WHOLE_RECORDS: SearchShape = { columns: PATTERN_COLUMNS, evalWindow: 0 };
 
 /**
+ * `, ARRAY(…) AS recent_evals`: the newest `window` eval scores of the row aliased `alias`
+ * (scope in $2/$3), its limit pushed onto `params`; '' when no window is asked for.
+ */
+export function recentEvalsColumn(alias: string, window: number, params: unknown[]): string {
+  if (!(window > 0)) return '';
+  params.push(Math.floor(window));
+  // patterns.id is COLLATE "C"; the observation index uses the default collation, and only
+  // a comparison in that collation can probe it.
+  return `, ARRAY(
+    SELECT e.score FROM eval_observations e
+    WHERE e.tenant_id = $2 AND e.project_id = $3 AND e.pattern_id = (${alias}.id COLLATE "default")
+    ORDER BY e.at DESC, e.id DESC LIMIT $${params.length}
+  ) AS recent_evals`;
+}
+
+/**
  * The nearest-neighbour query for one scope and filter.
  *
  * - The HNSW indexes are partial expression indexes over half-precision copies, one per
@@ -63,17 +79,7 @@ export function buildSearchStatement(
   const where = scopeWhere(scope, filter, params);
   params.push(k);
   const limit = `$${params.length}`;
-  let evals = '';
-  if (shape.evalWindow > 0) {
-    params.push(Math.floor(shape.evalWindow));
-    // patterns.id is COLLATE "C"; the observation index uses the default collation, and only
-    // a comparison in that collation can probe it.
-    evals = `, ARRAY(
-    SELECT e.score FROM eval_observations e
-    WHERE e.tenant_id = $2 AND e.project_id = $3 AND e.pattern_id = (n.id COLLATE "default")
-    ORDER BY e.at DESC, e.id DESC LIMIT $${params.length}
-  ) AS recent_evals`;
-  }
+  const evals = recentEvalsColumn('n', shape.evalWindow, params);
   const sql = `WITH nearest AS MATERIALIZED (
   SELECT ${shape.columns}, (embedding <=> $1::vector) AS distance
   FROM patterns
