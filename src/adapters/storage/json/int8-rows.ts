@@ -7,8 +7,8 @@ const INT8_MAX = 127;
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query as i16 (two strides) | rows × stride | i32 scores]. Scanning it reads a quarter of the float matrix's
- * bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
+ * [query as i16 (two strides) | rows × stride | i32 scores]. Scanning it reads a quarter of
+ * the float matrix's bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
  * exactly from the float rows. Row numbers are the index's own.
  */
 export class Int8Rows {
