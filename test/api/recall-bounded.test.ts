@@ -26,7 +26,7 @@ import { perFileDatabase } from './db-auth-helpers.js';
 // a task; a token set; a task comparison; and every element of every array sorted) and is reset
 // by a setImmediate ticker once per turn, so `turn.max` is the most work done without the loop
 // getting a turn in between.
-const { count, tally, turn, step } = vi.hoisted(() => {
+const { count, tally, turn, step, counted } = vi.hoisted(() => {
   const count = { jaccard: 0, ceiling: Number.POSITIVE_INFINITY };
   const turn = { work: 0, max: 0, total: 0 };
   const step = (n: number) => {
@@ -39,7 +39,12 @@ const { count, tally, turn, step } = vi.hoisted(() => {
     step(n);
     if (count.jaccard > count.ceiling) throw new Error(`more than ${count.ceiling} task comparisons in one recall`);
   };
-  return { count, tally, turn, step };
+  /** `fn`, each call counted as one step of work. */
+  const counted = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
+    step(1);
+    return fn(...args);
+  };
+  return { count, tally, turn, step, counted };
 });
 vi.mock('../../src/core/text.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/text.js')>();
@@ -49,41 +54,20 @@ vi.mock('../../src/core/text.js', async (importOriginal) => {
       tally(1);
       return real.jaccardOfSets(a, b);
     },
-    tokenSet: (text: string) => {
-      step(1);
-      return real.tokenSet(text);
-    },
+    tokenSet: counted(real.tokenSet),
   };
 });
 vi.mock('../../src/core/bm25.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/bm25.js')>();
-  return {
-    ...real,
-    bm25OfText: (...args: Parameters<typeof real.bm25OfText>) => {
-      step(1);
-      return real.bm25OfText(...args);
-    },
-  };
+  return { ...real, bm25OfText: counted(real.bm25OfText) };
 });
 vi.mock('../../src/core/hybrid.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/hybrid.js')>();
-  return {
-    ...real,
-    dot: (a: ArrayLike<number>, b: ArrayLike<number>) => {
-      step(1);
-      return real.dot(a, b);
-    },
-  };
+  return { ...real, dot: counted(real.dot) };
 });
 vi.mock('../../src/adapters/storage/postgres/rows.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/adapters/storage/postgres/rows.js')>();
-  return {
-    ...real,
-    iso: (...args: Parameters<typeof real.iso>) => {
-      step(1);
-      return real.iso(...args);
-    },
-  };
+  return { ...real, iso: counted(real.iso) };
 });
 
 /**
