@@ -130,10 +130,50 @@ export function blend(vectorPart: number, keywordPart: number, vectorWeight: num
   return vectorWeight * vectorPart + (1 - vectorWeight) * keywordPart;
 }
 
+/** What scoring one candidate needs, fixed per query (the per-candidate steps of blendCandidates). */
+export interface BlendPlan {
+  /** The vector side: centred cosine (raw for a small project; 0 without a query vector). */
+  centred(c: HybridCandidate): number;
+  /** The keyword side: BM25 of the candidate's task text. */
+  keyword(c: HybridCandidate): number;
+  /** The vector side's share in the blend (0 without a query vector). */
+  weight: number;
+}
+
+export function blendPlan(
+  set: HybridCandidateSet,
+  queryUnit: Float32Array | null,
+  queryTerms: readonly string[],
+  vectorWeight: number,
+): BlendPlan {
+  const { stats } = set;
+  const centre = queryUnit !== null && centeringApplies(stats);
+  const qm = stats.query_mean_dot ?? 0;
+  const mm = stats.mean_norm2 ?? 0;
+  return {
+    centred: (c) => {
+      if (queryUnit === null) return 0;
+      // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
+      if (!centre || c.mean_dot === null) return c.cosine;
+      return centeredCosine(c.cosine, qm, c.mean_dot, mm);
+    },
+    keyword: (c) => bm25OfText(queryTerms, c.task, stats),
+    weight: queryUnit === null ? 0 : vectorWeight,
+  };
+}
+
+/** Candidate i with its blend parts, given every candidate's raw sides and their normalisations. */
+export function withBlend(
+  c: HybridCandidate, i: number, sides: { centred: number[]; keyword: number[]; vectorNorm: number[]; keywordNorm: number[] }, weight: number,
+): BlendedCandidate {
+  return { ...c, centered_cosine: sides.centred[i], bm25: sides.keyword[i], blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight) };
+}
+
 /**
  * Scores every candidate: the centred cosine (or the raw one for a small project; candidates
  * with no vector score 0), BM25 of its task text, and the blend of the two after
  * per-query min-max normalisation. `queryUnit` null (the embedder is down) leaves BM25 alone.
+ * Recall runs the same steps in slices (services/recall-hybrid.ts).
  */
 export function blendCandidates(
   set: HybridCandidateSet,
@@ -141,24 +181,9 @@ export function blendCandidates(
   queryTerms: readonly string[],
   vectorWeight: number,
 ): BlendedCandidate[] {
-  const { candidates, stats } = set;
-  const centre = queryUnit !== null && centeringApplies(stats);
-  const qm = stats.query_mean_dot ?? 0;
-  const mm = stats.mean_norm2 ?? 0;
-  const centred = candidates.map((c) => {
-    if (queryUnit === null) return 0;
-    // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
-    if (!centre || c.mean_dot === null) return c.cosine;
-    return centeredCosine(c.cosine, qm, c.mean_dot, mm);
-  });
-  const keyword = candidates.map((c) => bm25OfText(queryTerms, c.task, stats));
-  const vectorNorm = minMaxNormalise(centred);
-  const keywordNorm = minMaxNormalise(keyword);
-  const weight = queryUnit === null ? 0 : vectorWeight;
-  return candidates.map((c, i) => ({
-    ...c,
-    centered_cosine: centred[i],
-    bm25: keyword[i],
-    blended: blend(vectorNorm[i], keywordNorm[i], weight),
-  }));
+  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight);
+  const centred = set.candidates.map((c) => plan.centred(c));
+  const keyword = set.candidates.map((c) => plan.keyword(c));
+  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight));
 }

@@ -34,14 +34,25 @@ export function rankCandidates<T extends RecallCandidate & { blended?: number }>
   candidates: T[],
   opts: RankOptions,
 ): (T & RankedCandidate)[] {
-  const ranked = candidates.map((c) => {
-    const base = c.blended ?? c.similarity;
-    const evalFactor = opts.evalWeighted ? qualityFactor(c.recent_evals) : 1;
-    const recency = opts.recency && opts.recency.weight > 0
-      ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
-      : 1;
-    return { ...c, base, eval_factor: evalFactor, recency_factor: recency, score: base * evalFactor * recency };
-  });
-  ranked.sort((a, b) => b.score - a.score);
+  const ranked = candidates.map((c) => scoreCandidate(c, opts));
+  ranked.sort(byScore);
   return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep) : ranked;
+}
+
+/** One candidate with its ranking value and factors (rankCandidates' per-candidate step). */
+export function scoreCandidate<T extends RecallCandidate & { blended?: number }>(
+  c: T,
+  opts: Pick<RankOptions, 'evalWeighted' | 'recency'>,
+): T & RankedCandidate {
+  const base = c.blended ?? c.similarity;
+  const evalFactor = opts.evalWeighted ? qualityFactor(c.recent_evals) : 1;
+  const recency = opts.recency && opts.recency.weight > 0
+    ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
+    : 1;
+  return { ...c, base, eval_factor: evalFactor, recency_factor: recency, score: base * evalFactor * recency };
+}
+
+/** Ranking order: higher score first (sorted stably, so equal scores keep their order). */
+export function byScore(a: { score: number }, b: { score: number }): number {
+  return b.score - a.score;
 }

@@ -1,12 +1,15 @@
 import { distinctTerms } from '../core/bm25.js';
-import { blendCandidates, type BlendedCandidate, type HybridCandidateSet } from '../core/hybrid.js';
+import {
+  blendCandidates, blendPlan, minMaxNormalise, withBlend, type BlendedCandidate, type HybridCandidateSet,
+} from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
 import { firstFetch, MIN_FETCH, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
+import type { WorkBudget } from '../core/slices.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import type { PatternFilter, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
-import { rankInSlices } from './recall-dedup.js';
+import { rankInSlices, recallBudget } from './recall-dedup.js';
 
 /** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
 export type HybridRanked = BlendedCandidate & RankedCandidate;
@@ -19,9 +22,10 @@ export interface HybridRanking {
 
 /**
  * Hybrid recall (docs/behavior.md "Recall" 2–4). Candidate gathering and re-scoring are kept
- * apart: `gather` asks the storage for the union of vector and keyword candidates, `rescore`
- * blends and ranks them (pure, core/hybrid.ts and core/ranking.ts). Widens both sides while the
- * page is short after dedup and either side may have more. `unit` null: keyword side alone.
+ * apart: `gather` asks the storage for the union of vector and keyword candidates, then they
+ * are blended and ranked (core/hybrid.ts and core/ranking.ts, in slices of bounded work so the
+ * event loop is never held long: issue 25 row 3). Widens both sides while the page is short
+ * after dedup and either side may have more. `unit` null: keyword side alone.
  */
 export async function hybridRanking(
   deps: ServiceDeps,
@@ -35,10 +39,12 @@ export async function hybridRanking(
 ): Promise<HybridRanking> {
   const terms = distinctTerms(task);
   const first = firstFetch(need);
+  const budget = recallBudget();
   for (let k = first; ;) {
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
     // Either side filling its k means that side may hold more: widen both.
-    const ranked = await rankInSlices(rescore(set, task, unit, terms, deps.config.recallRanking.vectorWeight), ranking);
+    const blended = await blendInSlices(set, task, unit, terms, deps.config.recallRanking.vectorWeight, budget);
+    const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
     const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first);
@@ -66,16 +72,48 @@ function gather(
 /**
  * The blend, candidates in a fixed order (blend, then cosine, then id), so ranking's stable
  * sort gives the same order whatever order the storage returned them in. Without a query
- * vector the wire's similarity is token overlap (Jaccard), as before.
+ * vector the wire's similarity is token overlap (Jaccard), as before. Recall runs the same
+ * steps in slices (blendInSlices, ranked with blendOrder as the tiebreak); this is the
+ * reference the storage contract ranks with.
  */
 export function rescore(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number,
 ): BlendedCandidate[] {
   const blended = blendCandidates(set, unit, terms, vectorWeight);
   if (unit === null) {
-    const query = tokenSet(task);
-    for (const c of blended) c.similarity = c.task.trim() === task.trim() ? 1 : jaccardOfSets(query, tokenSet(c.task));
+    const overlap = tokenOverlap(task);
+    for (const c of blended) c.similarity = overlap(c.task);
   }
-  blended.sort((a, b) => b.blended - a.blended || b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return blended.sort(blendOrder);
+}
+
+/** rescore's order: higher blend first, then higher cosine, then smaller id. */
+export function blendOrder(a: BlendedCandidate, b: BlendedCandidate): number {
+  return b.blended - a.blended || b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The keyword fallback's similarity to `task`: 1 for the same text, else token Jaccard. */
+function tokenOverlap(task: string): (text: string) => number {
+  const query = tokenSet(task);
+  const exact = task.trim();
+  return (text) => (text.trim() === exact ? 1 : jaccardOfSets(query, tokenSet(text)));
+}
+
+/** core/hybrid.ts blendCandidates (and the keyword fallback's similarity) in slices of `budget`; unordered. */
+export async function blendInSlices(
+  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, budget: WorkBudget,
+): Promise<BlendedCandidate[]> {
+  const plan = blendPlan(set, unit, terms, vectorWeight);
+  const centred = await budget.map(set.candidates, (c) => plan.centred(c));
+  // BM25 tokenises the task: the heaviest step, counted twice.
+  const keyword = await budget.map(set.candidates, (c) => plan.keyword(c), 2);
+  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight));
+  if (unit === null) {
+    const overlap = tokenOverlap(task);
+    await budget.forRanges(blended.length, (from, to) => {
+      for (let i = from; i < to; i++) blended[i].similarity = overlap(blended[i].task);
+    }, 2);
+  }
   return blended;
 }

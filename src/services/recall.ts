@@ -11,7 +11,7 @@ import {
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
-import { rankInSlices } from './recall-dedup.js';
+import { rankInSlices, recallBudget } from './recall-dedup.js';
 import { hybridRanking } from './recall-hybrid.js';
 import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
@@ -173,12 +173,13 @@ async function semanticRanking(
   const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
   // No count() first: a search that returns fewer than k rows has seen the whole scope.
   const first = firstFetch(need);
+  const budget = recallBudget();
   for (let k = first; ;) {
     const hits = await deps.storage.patterns.search(scope, vector, k, filter, evalWindow);
-    const found: RecallCandidate[] = hits.map(({ pattern, similarity, recent_evals }) => ({
+    const found: RecallCandidate[] = await budget.map(hits, ({ pattern, similarity, recent_evals }) => ({
       id: pattern.id, task: pattern.task, similarity, recent_evals, updated_at: pattern.updated_at,
     }));
-    const ranked = await rankInSlices(found, ranking);
+    const ranked = await rankInSlices(found, ranking, budget);
     // need + 1 survivors also answer has_more.
     const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first);
     if (wider === null) return ranked;
@@ -197,17 +198,22 @@ async function keywordRanking(
   const query = tokenSet(input.task);
   const exact = input.task.trim();
   const found: RecallCandidate[] = [];
+  const budget = recallBudget();
+  // A storage's iterate may answer from memory without ever waiting: the budget hands the loop back.
   for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
     // The same task is a perfect match even when it has no word tokens (emoji-only, say).
     const similarity = pattern.task.trim() === exact ? 1 : jaccardOfSets(query, tokenSet(pattern.task));
     if (similarity > 0) found.push({ id: pattern.id, task: pattern.task, similarity, recent_evals: [], updated_at: pattern.updated_at });
+    if (budget.charge(2)) await budget.handBack();
   }
-  found.sort((a, b) => b.similarity - a.similarity);
   if (input.eval_weighted && found.length > 0) {
     const recent = await deps.storage.evals.recent(scope, found.map((c) => c.id), QUALITY_WINDOW);
-    for (const c of found) c.recent_evals = recent.get(c.id) ?? [];
+    await budget.forRanges(found.length, (from, to) => {
+      for (let i = from; i < to; i++) found[i].recent_evals = recent.get(found[i].id) ?? [];
+    });
   }
-  return rankInSlices(found, ranking);
+  // Equal scores: the closer token overlap first, then the storage's order (ids: creation order).
+  return rankInSlices(found, ranking, budget, (a, b) => b.similarity - a.similarity);
 }
 
 function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseTier): RecallMatch {

@@ -2,6 +2,7 @@ import { centeredCosine, centeringApplies } from '../core/hybrid.js';
 import { fitAdaptThreshold, fixedPolicy, MIN_FIT_PATTERNS, type TierPolicyInForce } from '../core/tier-policy.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
+import { recallBudget } from './recall-dedup.js';
 import { tiersInForce } from './tiers.js';
 
 /**
@@ -46,7 +47,10 @@ function slotFor(deps: ServiceDeps, scope: Scope): FitSlot {
 export async function fitProject(deps: ServiceDeps, scope: Scope, docs: number): Promise<Fit> {
   const sample = await deps.storage.patterns.sampleVectors(scope, FIT_SAMPLE);
   const bests: number[] = [];
+  const budget = recallBudget();
   for (const { id, vector } of sample) {
+    // Each search scans the whole project (thousands of rows): the loop is handed back between them.
+    await budget.handBack();
     const set = await deps.storage.patterns.hybridCandidates(scope, {
       vector, terms: [], vectorK: FIT_NEIGHBOURS + 1, keywordK: 0, evalWindow: 0,
     });

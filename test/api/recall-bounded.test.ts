@@ -4,11 +4,14 @@
  * widening stops at a fixed cap, and the answers are right: pairwise not near-duplicates, one
  * per family, consistent across pages. The work is asserted structurally (Jaccard comparisons
  * and candidates fetched, counted), never by time; a health check sent alongside is answered.
+ * And no request holds the event loop long: the per-candidate work done between two turns of
+ * the loop (observed by a setImmediate ticker) is counted and bounded, whatever the page.
  * Both storages (PostgreSQL when it is reachable).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FAMILIES, FAMILY_TASKS, seedNearDuplicates } from '../../bench/near-duplicates.js';
 import { MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
+import { WORK_PER_TURN } from '../../src/core/slices.js';
 import { tokenJaccard } from '../../src/core/text.js';
 import { requirePostgres } from '../support/pg.js';
 import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
@@ -17,13 +20,31 @@ import { perFileDatabase } from './db-auth-helpers.js';
 // Every task comparison of the process is counted: Jaccard computations (how dedup compared
 // before) and the comparisons of NearDuplicateFilter. Past a generous bound a comparison throws,
 // so unbounded work fails fast instead of hanging.
-const { count, tally } = vi.hoisted(() => {
+//
+// Work per turn of the event loop: `turn.work` adds up per-candidate steps of every recall stage
+// (a storage's candidate rows: a dot product (JSON) or a timestamp read (PostgreSQL); a BM25 of
+// a task; a token set; a task comparison; and every element of every array sorted) and is reset
+// by a setImmediate ticker once per turn, so `turn.max` is the most work done without the loop
+// getting a turn in between.
+const { count, tally, turn, step, counted } = vi.hoisted(() => {
   const count = { jaccard: 0, ceiling: Number.POSITIVE_INFINITY };
+  const turn = { work: 0, max: 0, total: 0 };
+  const step = (n: number) => {
+    turn.work += n;
+    turn.total += n;
+    if (turn.work > turn.max) turn.max = turn.work;
+  };
   const tally = (n: number) => {
     count.jaccard += n;
+    step(n);
     if (count.jaccard > count.ceiling) throw new Error(`more than ${count.ceiling} task comparisons in one recall`);
   };
-  return { count, tally };
+  /** `fn`, each call counted as one step of work. */
+  const counted = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
+    step(1);
+    return fn(...args);
+  };
+  return { count, tally, turn, step, counted };
 });
 vi.mock('../../src/core/text.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/text.js')>();
@@ -33,8 +54,57 @@ vi.mock('../../src/core/text.js', async (importOriginal) => {
       tally(1);
       return real.jaccardOfSets(a, b);
     },
+    tokenSet: counted(real.tokenSet),
   };
 });
+vi.mock('../../src/core/bm25.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/core/bm25.js')>();
+  return { ...real, bm25OfText: counted(real.bm25OfText) };
+});
+vi.mock('../../src/core/hybrid.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/core/hybrid.js')>();
+  return { ...real, dot: counted(real.dot) };
+});
+vi.mock('../../src/adapters/storage/postgres/rows.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/postgres/rows.js')>();
+  return { ...real, iso: counted(real.iso) };
+});
+
+/**
+ * Counts while `body` runs: every element sorted joins the current turn's work, and a ticker
+ * resets the count at each turn of the event loop. Resolves to the most work of one turn.
+ */
+async function maxWorkPerTurn(body: () => Promise<void>): Promise<number> {
+  const sort = Array.prototype.sort;
+  let ticking = true;
+  const tick = () => {
+    turn.work = 0;
+    if (ticking) setImmediate(tick);
+  };
+  turn.work = 0;
+  turn.max = 0;
+  turn.total = 0;
+  Array.prototype.sort = function <T>(this: T[], compare?: (a: T, b: T) => number) {
+    step(this.length);
+    return sort.call(this, compare) as T[];
+  };
+  setImmediate(tick);
+  try {
+    await body();
+  } finally {
+    ticking = false;
+    Array.prototype.sort = sort;
+  }
+  return turn.max;
+}
+
+/**
+ * The most per-candidate work allowed between two turns of the loop: a few slices of
+ * WORK_PER_TURN (a turn may run one slice in its poll phase and one in its check phase, and the
+ * storage's and the service's slices are counted apart) — a few milliseconds. Without slicing,
+ * a deep page blends, sorts and compares all 10,000 candidates in one stretch.
+ */
+const MAX_WORK_PER_TURN = 4 * WORK_PER_TURN;
 vi.mock('../../src/core/dedup.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/dedup.js')>();
   const Filter = real.NearDuplicateFilter;
@@ -112,16 +182,23 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
     count.jaccard = 0;
     // Each candidate against at most one kept match per family: a ceiling ~FAMILIES × the scope.
     count.ceiling = (FAMILIES + 1) * PATTERNS * 2;
-    const [res, health] = await Promise.all([
-      t.call('POST', '/v1/recall', { task: QUERY, readonly: true, ...body }),
-      t.call('GET', '/v1/health'),
-    ]);
+    let res!: Awaited<ReturnType<Harness['call']>>;
+    let health!: Awaited<ReturnType<Harness['call']>>;
+    const perTurn = await maxWorkPerTurn(async () => {
+      [res, health] = await Promise.all([
+        t.call('POST', '/v1/recall', { task: QUERY, readonly: true, ...body }),
+        t.call('GET', '/v1/health'),
+      ]);
+    });
     count.ceiling = Number.POSITIVE_INFINITY;
     expect(res.statusCode, res.body).toBe(200);
     expect(health.statusCode).toBe(200);
     // The counting above must have seen this recall's searches, or every bound below is empty.
     expect(fetches.length).toBeGreaterThan(0);
-    return { answer: res.json() as Answer, comparisons: count.jaccard, fetches: [...fetches], fetched };
+    // The loop got a turn every few milliseconds' work, whatever the page.
+    expect(perTurn).toBeGreaterThan(0);
+    expect(perTurn).toBeLessThanOrEqual(MAX_WORK_PER_TURN);
+    return { answer: res.json() as Answer, comparisons: count.jaccard, fetches: [...fetches], fetched, perTurn, work: turn.total };
   }
 
   const familyOfTask = (task: string) => FAMILY_TASKS.findIndex((f) => task.startsWith(`${f} variant `));
@@ -161,11 +238,14 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
   });
 
   it('a deep offset reads the scope once and compares each pattern with the kept families only', async () => {
-    const { answer, comparisons, fetches: ks, fetched: n } = await recall({ limit: 50, offset: 9_000 });
+    const { answer, comparisons, fetches: ks, fetched: n, perTurn, work } = await recall({ limit: 50, offset: 9_000 });
     expect(answer).toMatchObject({ matches: [], has_more: false, next_offset: null });
     expect(ks).toHaveLength(1); // the first fetch already covered the scope: no widening
     expect(n).toBe(PATTERNS);
     expect(comparisons).toBeLessThanOrEqual(PATTERNS * FAMILIES);
+    // Work for every pattern at several stages, yet never more than a few slices of it per turn.
+    expect(work).toBeGreaterThan(3 * PATTERNS);
+    expect(perTurn).toBeLessThanOrEqual(MAX_WORK_PER_TURN);
   });
 
   it('without dedup the same scope pages through near-duplicates as they rank', async () => {

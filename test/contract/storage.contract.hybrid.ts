@@ -4,7 +4,9 @@ import { bm25OfText, distinctTerms, selectiveTerms, termsOf } from '../../src/co
 import { dot, unitVector, type HybridCandidateSet } from '../../src/core/hybrid.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { rankCandidates } from '../../src/core/ranking.js';
-import { rescore } from '../../src/services/recall-hybrid.js';
+import { WorkBudget } from '../../src/core/slices.js';
+import { rankInSlices } from '../../src/services/recall-dedup.js';
+import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
 import { DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
@@ -78,6 +80,10 @@ export function hybridContract(current: () => Storage): void {
       const ranked = rankCandidates(rescore(union, query.task, query.vector, terms, 0.7), RANKING).map((c) => c.id);
       expect(ranked).toEqual(expectedOrder(union, query.task, query.vector, terms));
       expect(ranked).toEqual(['p00000014', 'p00000015', 'p00000023', 'p00000024', 'p00000004', 'p00000002']);
+      // Recall's own path, in slices of two candidates (a pause between each): the same order.
+      const budget = new WorkBudget(() => new Promise((resolve) => setImmediate(resolve)), 2);
+      const blended = await blendInSlices(union, query.task, query.vector, terms, 0.7, budget);
+      expect((await rankInSlices(blended, RANKING, budget, blendOrder)).map((c) => c.id)).toEqual(ranked);
     });
 
     it('follows deletes and task or vector replacements', async () => {

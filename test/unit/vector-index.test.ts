@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
 import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
+import { WorkBudget } from '../../src/core/slices.js';
 
 const DIM = 384;
 
@@ -62,6 +63,23 @@ describe('JSON vector index (int8 candidates, exact re-score)', () => {
       expect(index.search(q, 25)).toEqual(index.searchExact(q, 25));
       expect(index.search(q, 5, (item) => item.n % 3 === 0)).toEqual(index.searchExact(q, 5, (item) => item.n % 3 === 0));
     }
+  });
+
+  it('searchInSlices gives search\'s hits, scores and order, pausing between slices of the ordering', async () => {
+    // Past EXACT_SCAN_MAX_ROWS (int8 candidates) and below it, k small and k past the size.
+    const index = filled(clustered(3_000, 30, 0.03, 5));
+    let pauses = 0;
+    const budget = new WorkBudget(async () => {
+      pauses++;
+    }, 32);
+    for (const q of clustered(4, 30, 0.03, 6)) {
+      for (const k of [10, 400, 5_000]) {
+        expect(await index.searchInSlices(q, k, undefined, budget)).toEqual(index.search(q, k));
+        const odd = (item: { n: number }) => item.n % 2 === 1;
+        expect(await index.searchInSlices(q, k, odd, budget)).toEqual(index.search(q, k, odd));
+      }
+    }
+    expect(pauses).toBeGreaterThan(100);
   });
 
   it('keeps recall@10 at or above 0.99 against the exact scan on a clustered 20k store, filtered or not', () => {

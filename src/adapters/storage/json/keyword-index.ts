@@ -104,8 +104,10 @@ export class KeywordIndex {
   /**
    * The k best documents by BM25 over the query's selective terms (core/bm25.ts
    * selectiveTerms) among those `accept` admits, best first (ties: smaller id first).
+   * `ordered: false` skips that last sort (hybrid recall orders its candidates itself, and
+   * at a deep offset k is the whole scope).
    */
-  top(terms: readonly string[], k: number, accept?: (id: string) => boolean): KeywordHit[] {
+  top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true): KeywordHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
     const avg = averageLength(stats);
@@ -135,7 +137,7 @@ export class KeywordIndex {
       scores[slot] = 0;
       if (score > 0 && (accept === undefined || accept(this.ids[slot]))) heap.offer(slot, score);
     }
-    return heap.sorted().map(({ slot, score }) => ({ id: this.ids[slot], score }));
+    return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
   }
 
   private grow(min: number): void {
@@ -180,9 +182,12 @@ class TopK {
     }
   }
 
+  unordered(): { slot: number; score: number }[] {
+    return this.slots.map((slot, i) => ({ slot, score: this.scores[i] }));
+  }
+
   sorted(): { slot: number; score: number }[] {
-    const out = this.slots.map((slot, i) => ({ slot, score: this.scores[i] }));
-    return out.sort((a, b) => b.score - a.score || (this.ids[a.slot] < this.ids[b.slot] ? -1 : 1));
+    return this.unordered().sort((a, b) => b.score - a.score || (this.ids[a.slot] < this.ids[b.slot] ? -1 : 1));
   }
 
   private down(i: number): void {

@@ -1,4 +1,6 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConflictError } from '../../../core/errors.js';
+import { WorkBudget } from '../../../core/slices.js';
 import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
 import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
@@ -53,21 +55,25 @@ function checkedUnits(items: readonly { record: { id: string }; vector: unknown 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
 
-/** The scope's k nearest rows to `vector` that pass the filter (applied inside the scan). */
-function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined) {
+/** Work done between two turns of the event loop (core/slices.ts): a search may cover a whole scope. */
+const searchBudget = () => new WorkBudget(() => nextTurn());
+
+/** The scope's k nearest rows to `vector` that pass the filter (applied inside the scan), ordered in slices. */
+async function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, budget: WorkBudget) {
   assertVector(vector);
   const store = registry.forRead(scope);
   const limit = Math.floor(k);
   if (!store || !(limit > 0)) return [];
   const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
-  return store.state.index.search(normalized(vector), limit, accept);
+  return store.state.index.searchInSlices(normalized(vector), limit, accept, budget);
 }
 
 /**
  * Hybrid candidates of one scope: the vector index's nearest rows and the keyword index's
- * best BM25 rows (both filtered inside the scan), each with its exact cosine and mean dot.
+ * best BM25 rows (both filtered inside the scan), each with its exact cosine and mean dot,
+ * built in slices of bounded work (thousands of candidates at a deep offset).
  */
-function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): HybridCandidateSet {
+async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): Promise<HybridCandidateSet> {
   const store = registry.forRead(scope);
   const state = store?.state;
   const unit = query.vector ? normalized(query.vector) : null;
@@ -81,30 +87,36 @@ function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): Hybr
     mean_norm2: mean ? dot(mean, mean) : null,
   };
   if (!state) return { candidates: [], stats };
+  const budget = searchBudget();
   // id → cosine when the vector scan already computed it.
   const ids = new Map<string, number | null>();
   if (unit && query.vectorK > 0) {
-    for (const hit of nearest(registry, scope, unit, query.vectorK, query.filter)) ids.set(hit.id, hit.score);
+    for (const hit of await nearest(registry, scope, unit, query.vectorK, query.filter, budget)) ids.set(hit.id, hit.score);
   }
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
-  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept)) if (!ids.has(hit.id)) ids.set(hit.id, null);
+  // Unordered: the candidates' order plays no part in their blend or ranking.
+  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false)) if (!ids.has(hit.id)) ids.set(hit.id, null);
   const window = Math.floor(query.evalWindow);
+  const found = [...ids];
   const candidates: HybridCandidate[] = [];
-  for (const [id, scanned] of ids) {
-    const record = state.patterns.get(id);
-    if (!record) continue;
-    const vector = state.index.vectorOf(id);
-    const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
-    candidates.push({
-      id,
-      task: record.task,
-      similarity: clamp01(cosine),
-      cosine,
-      mean_dot: mean && vector && vector.length === mean.length ? dot(vector, mean) : null,
-      recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
-      updated_at: record.updated_at,
-    });
-  }
+  // Read at each slice: a pattern deleted while the loop was handed back drops out.
+  await budget.forRanges(found.length, (from, to) => {
+    for (const [id, scanned] of found.slice(from, to)) {
+      const record = state.patterns.get(id);
+      if (!record) continue;
+      const vector = state.index.vectorOf(id);
+      const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
+      candidates.push({
+        id,
+        task: record.task,
+        similarity: clamp01(cosine),
+        cosine,
+        mean_dot: mean && vector && vector.length === mean.length ? dot(vector, mean) : null,
+        recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
+        updated_at: record.updated_at,
+      });
+    }
+  }, 2);
   return { candidates, stats };
 }
 
@@ -230,10 +242,11 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
     },
 
     async search(scope, vector, k, filter, evalWindow = 0): Promise<ScoredPattern[]> {
-      const hits = nearest(registry, scope, vector, k, filter);
+      const budget = searchBudget();
+      const hits = await nearest(registry, scope, vector, k, filter, budget);
       const state = registry.forRead(scope)?.state;
       const window = Math.floor(evalWindow);
-      return hits.map((h) => ({
+      return budget.map(hits, (h) => ({
         pattern: { ...h.item },
         similarity: clamp01(h.score),
         recent_evals: (window > 0 ? state?.recentEvals(h.id, window) : undefined) ?? [],

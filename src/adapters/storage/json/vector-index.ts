@@ -1,5 +1,6 @@
 import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
 import { Int8Rows } from './int8-rows.js';
+import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -18,6 +19,24 @@ export interface IndexHit<T> {
   id: string;
   item: T;
   score: number;
+}
+
+/** A search's candidate rows, copied out of the index (parallel arrays, unordered). */
+interface Candidates<T> {
+  ids: string[];
+  items: T[];
+  scores: Float64Array;
+}
+
+/** Search order over candidate positions: higher score first, then smaller id. */
+function byScoreThenId<T>(found: Candidates<T>, a: number, b: number): number {
+  const ia = found.ids[a];
+  const ib = found.ids[b];
+  return found.scores[b] - found.scores[a] || (ia < ib ? -1 : ia > ib ? 1 : 0);
+}
+
+function hitOf<T>(found: Candidates<T>, i: number): IndexHit<T> {
+  return { id: found.ids[i], item: found.items[i], score: found.scores[i] };
 }
 
 /**
@@ -136,26 +155,25 @@ export class VectorIndex<T> {
    * smaller id first). The filter is consulted only for rows that would enter the top k.
    */
   search(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
-    if (this.size === 0 || k <= 0) return [];
-    this.checkDimension(unit);
-    const f = this.floats!;
-    f.set(unit, 0);
-    f.fill(0, unit.length, this.strideFloats);
-    const matrixBytes = this.matrixOffsetFloats() * 4;
-    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
-    const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
-    // Candidates from the int8 copy, then each one's exact score from the same float kernel
-    // (one row per call), so scores and order match the float scan's.
-    const candidates = this.selectTop(this.int8.scores(unit, this.size), rescore, accept);
-    const exact = new Float32Array(f.buffer, scoresFloats * 4, candidates.rows.length);
-    for (let i = 0; i < candidates.rows.length; i++) {
-      this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
+    const found = this.candidates(unit, k, accept);
+    const order = [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
+    return order.slice(0, k).map((i) => hitOf(found, i));
+  }
+
+  /**
+   * `search` with its ordering done in slices of `budget` (a k near the scope's size orders
+   * thousands of rows). The scans run first, in one go, and their results are copied out, so
+   * neither another search nor a write while the loop is handed back can disturb them.
+   */
+  async searchInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
+    const found = this.candidates(unit, k, accept);
+    const order = await sortInSlices([...found.ids.keys()], (a, b) => byScoreThenId(found, a, b), budget);
+    const hits: IndexHit<T>[] = [];
+    for (let i = order.next(); i !== undefined && hits.length < k; i = order.next()) {
+      hits.push(hitOf(found, i));
+      if (budget.charge(1)) await budget.handBack();
     }
-    const ranked = Array.from(candidates.rows, (row, i) => ({ row, score: exact[i] }));
-    const ids = this.rowIds;
-    ranked.sort((a, b) => b.score - a.score || (ids[a.row] < ids[b.row] ? -1 : ids[a.row] > ids[b.row] ? 1 : 0));
-    return ranked.slice(0, k).map(({ row, score }) => ({ id: ids[row], item: this.rowItems[row], score }));
+    return hits;
   }
 
   /** The float scan of every row: what `search` approximates past EXACT_SCAN_MAX_ROWS (tests compare the two). */
@@ -164,29 +182,53 @@ export class VectorIndex<T> {
     this.checkDimension(unit);
     this.floats!.set(unit, 0);
     this.floats!.fill(0, unit.length, this.strideFloats);
-    return this.exactScan(k, accept);
+    const found = this.exactScan(k, accept);
+    const order = [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
+    return order.map((i) => hitOf(found, i));
   }
 
-  /** Scores every row against the query already in the query slot. */
-  private exactScan(k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
+  /**
+   * `search`'s candidates, unordered, copied out of the shared scratch memory: at most k rows,
+   * with their exact scores. Candidates from the int8 copy past EXACT_SCAN_MAX_ROWS, then each
+   * one's exact score from the same float kernel (one row per call), so scores and order match
+   * the float scan's.
+   */
+  private candidates(unit: Float32Array, k: number, accept?: (item: T) => boolean): Candidates<T> {
+    if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
+    this.checkDimension(unit);
+    const f = this.floats!;
+    f.set(unit, 0);
+    f.fill(0, unit.length, this.strideFloats);
+    const matrixBytes = this.matrixOffsetFloats() * 4;
+    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
+    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
+    const candidates = this.selectTop(this.int8.scores(unit, this.size), rescore, accept);
+    const exact = new Float32Array(f.buffer, scoresFloats * 4, candidates.rows.length);
+    for (let i = 0; i < candidates.rows.length; i++) {
+      this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
+    }
+    // The rescored candidates may be more than k: ordering keeps the k best.
+    return this.copied(candidates.rows, Float64Array.from(exact));
+  }
+
+  /** Scores every row against the query already in the query slot; the best k, unordered. */
+  private exactScan(k: number, accept?: (item: T) => boolean): Candidates<T> {
     const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
     this.dots!(0, this.matrixOffsetFloats() * 4, this.size, this.strideFloats * 4, scoresFloats * 4);
     const scores = this.floats!.subarray(scoresFloats, scoresFloats + this.size);
-    return this.hits(this.selectTop(scores, Math.min(k, this.size), accept));
+    const top = this.selectTop(scores, Math.min(k, this.size), accept);
+    return this.copied(top.rows, Float64Array.from(top.scores));
+  }
+
+  private copied(rows: Int32Array, scores: Float64Array): Candidates<T> {
+    return { ids: Array.from(rows, (r) => this.rowIds[r]), items: Array.from(rows, (r) => this.rowItems[r]), scores };
   }
 
   private checkDimension(unit: Float32Array): void {
     if (unit.length !== this.dim) {
       throw new Error(`query vector has ${unit.length} dimensions but the stored vectors have ${this.dim}; run \`service reindex\``);
     }
-  }
-
-  private hits(top: { rows: Int32Array; scores: Float64Array }): IndexHit<T>[] {
-    const hits: IndexHit<T>[] = [];
-    for (let i = 0; i < top.rows.length; i++) {
-      hits.push({ id: this.rowIds[top.rows[i]], item: this.rowItems[top.rows[i]], score: top.scores[i] });
-    }
-    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** The best k rows of `scores` among those `accept` admits (unordered), by a min-heap. */

@@ -1,4 +1,5 @@
 import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../core/hybrid.js';
+import type { WorkBudget } from '../../../core/slices.js';
 import type { Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
@@ -95,14 +96,14 @@ ORDER BY p.id`;
   return { setup: `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.floor(k))}`, sql, params };
 }
 
-/** Rows → candidates and the project figures (mean dots divided by the vector count here). */
-export function hybridResult(rows: HybridRow[], query: HybridQuery): HybridCandidateSet {
+/** Rows → candidates (in slices of `budget`) and the project figures (mean dots divided by the vector count here). */
+export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget: WorkBudget): Promise<HybridCandidateSet> {
   const first = rows[0];
   const vectors = Number(first?.vectors ?? 0);
   const df = new Map<string, number>();
   query.terms.forEach((t, i) => df.set(t, Number(first?.df?.[i] ?? 0)));
   const perVector = (x: number | null) => (x === null || vectors === 0 ? null : x / vectors);
-  const candidates: HybridCandidate[] = rows.map((r) => {
+  const candidates: HybridCandidate[] = await budget.map(rows, (r) => {
     const cosine = Number.isFinite(r.cosine) ? Number(r.cosine) : 0;
     return {
       id: r.id,

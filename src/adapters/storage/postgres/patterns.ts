@@ -1,4 +1,6 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { QueryResult, QueryResultRow } from 'pg';
+import { WorkBudget } from '../../../core/slices.js';
 import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
@@ -10,6 +12,9 @@ import { buildHybridStatement, hybridResult, type HybridRow } from './hybrid-sea
 import { buildSearchStatement, distanceToSimilarity, type SearchStatement } from './search.js';
 
 const PAGE_SIZE = 500;
+
+/** Rows of a search are turned into candidates in slices (core/slices.ts): there may be thousands. */
+const searchBudget = () => new WorkBudget(() => nextTurn());
 
 // Placeholders $4..$18 for the 15 record fields after (tenant_id, project_id, id).
 const VALUE_SLOTS = Array.from({ length: 15 }, (_, i) => `$${i + 4}`).join(', ');
@@ -189,7 +194,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       const window = Math.max(0, Math.floor(evalWindow));
       const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: PATTERN_COLUMNS, evalWindow: window });
       const res = await runSearch<PatternRow & { distance: number; recent_evals?: number[] }>(db, 'patterns.search', stmt);
-      return res.rows.map(({ distance, recent_evals, ...row }) => ({
+      return searchBudget().map(res.rows, ({ distance, recent_evals, ...row }) => ({
         pattern: rowToPattern(row),
         similarity: distanceToSimilarity(distance),
         recent_evals: recent_evals ?? [],
@@ -198,7 +203,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
 
     async hybridCandidates(scope, query) {
       const res = await runSearch<HybridRow>(db, 'patterns.hybridCandidates', buildHybridStatement(scope, query));
-      return hybridResult(res.rows, query);
+      return hybridResult(res.rows, query, searchBudget());
     },
 
     async sampleVectors(scope, n) {
