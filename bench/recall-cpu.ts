@@ -17,6 +17,7 @@ import { repoRoot, UsageError } from './args.js';
 import { DEV_SCOPE, fillStore } from './http/fill.js';
 import { STORAGE_FACTORIES } from './storages.js';
 import { syntheticQueries } from './synthetic.js';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -61,12 +62,23 @@ function parse(argv: string[]): Options {
   return o;
 }
 
-/** CPU microseconds (user + system, all threads) spent by `work`. */
-async function cpuMicros(work: () => Promise<void>): Promise<number> {
+/**
+ * CPU spent by `work`, in µs: `main` on this thread alone (/proc/thread-self/schedstat, in
+ * nanoseconds: neither the garbage collector's helper threads nor the file system's thread pool,
+ * and no time slice lost to another process on a busy machine), `all` for the whole process
+ * (process.cpuUsage: user + system of every thread).
+ */
+async function cpuMicros(work: () => Promise<void>): Promise<{ main: number; all: number }> {
   const before = process.cpuUsage();
+  const mainBefore = threadNanos();
   await work();
+  const main = (threadNanos() - mainBefore) / 1000;
   const used = process.cpuUsage(before);
-  return used.user + used.system;
+  return { main, all: used.user + used.system };
+}
+
+function threadNanos(): number {
+  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -75,30 +87,38 @@ const INPUT = { limit: 5, offset: 0, deduplicate: true, eval_weighted: true, rec
 
 type Mode = 'hybrid' | 'cosine';
 type Kind = 'post' | 'get';
+type Series = `${Mode} ${Kind}`;
+const SERIES: Series[] = ['hybrid post', 'cosine post', 'hybrid get', 'cosine get'];
 
 /**
  * Whole recalls: per round, blocks of BLOCK queries alternate hybrid / cosine for POST, then for
- * GET. Result: µs of CPU per recall, one figure per round and series.
+ * GET. Per series and round: µs of CPU per recall over its blocks, this thread's and the process's.
  */
-async function wholeRecalls(deps: Record<Mode, ServiceDeps>, queries: string[], rounds: number): Promise<Record<`${Mode} ${Kind}`, number[]>> {
-  const out: Record<string, number[]> = { 'hybrid post': [], 'cosine post': [], 'hybrid get': [], 'cosine get': [] };
+async function wholeRecalls(deps: Record<Mode, ServiceDeps>, queries: string[], rounds: number): Promise<Record<Series, { main: number[]; all: number[] }>> {
+  const out = {} as Record<Series, { main: number[]; all: number[] }>;
+  for (const series of SERIES) out[series] = { main: [], all: [] };
   let next = 0;
   const fresh = () => queries[next++ % queries.length];
   const perRound = Math.floor(queries.length / rounds / 4 / BLOCK) * BLOCK || BLOCK;
   for (let round = 0; round < rounds; round++) {
     for (const kind of ['post', 'get'] as const) {
-      const spent: Record<Mode, number> = { hybrid: 0, cosine: 0 };
+      const spent = { hybrid: { main: 0, all: 0 }, cosine: { main: 0, all: 0 } };
       for (let done = 0; done < perRound; done += BLOCK) {
         for (const mode of ['hybrid', 'cosine'] as const) {
-          spent[mode] += await cpuMicros(async () => {
+          const used = await cpuMicros(async () => {
             for (let i = 0; i < BLOCK; i++) await recall(deps[mode], DEV_SCOPE, { task: fresh(), ...INPUT }, { readonly: kind === 'get' });
           });
+          spent[mode].main += used.main;
+          spent[mode].all += used.all;
         }
       }
-      for (const mode of ['hybrid', 'cosine'] as const) out[`${mode} ${kind}`].push(spent[mode] / perRound);
+      for (const mode of ['hybrid', 'cosine'] as const) {
+        out[`${mode} ${kind}`].main.push(spent[mode].main / perRound);
+        out[`${mode} ${kind}`].all.push(spent[mode].all / perRound);
+      }
     }
   }
-  return out as Record<`${Mode} ${Kind}`, number[]>;
+  return out;
 }
 
 interface Prepared {
@@ -109,59 +129,69 @@ interface Prepared {
 }
 
 /**
- * The hybrid path's phases on `tasks` (first fetch only: the usual recall never widens). Each
- * phase loops over all tasks `rounds` times (the embedding once: later rounds would hit its
- * cache); the least CPU of the rounds is reported, the figure least disturbed by a busy machine.
+ * The hybrid path's phases on `tasks` (first fetch only: the usual recall never widens), and
+ * the cosine path's for reference. For each block of BLOCK tasks every phase runs over the
+ * block in turn (its input from the phase before), `rounds` times; the embedding is timed once
+ * (later rounds would hit its cache). Reported: the median over blocks of this thread's CPU per
+ * task.
  */
-async function phases(deps: ServiceDeps, tasks: string[], rounds: number): Promise<[string, number, number][]> {
+async function phases(deps: ServiceDeps, tasks: string[], rounds: number): Promise<[string, number][]> {
   const patterns = deps.storage.patterns;
   const k = firstFetch(INPUT.offset + INPUT.limit);
   const keywordK = Math.max(20, Math.ceil((2 * k) / 3));
   const weight = deps.config.recallRanking.vectorWeight;
-  const rows: [string, number, number][] = [];
-  const prepared: Prepared[] = tasks.map((task) => ({ task, unit: new Float32Array(0), terms: [] }));
-  const each = async (name: string, work: (p: Prepared) => unknown, times = rounds) => {
-    const spent: number[] = [];
-    for (let round = 0; round < times; round++) {
-      spent.push(await cpuMicros(async () => {
-        for (const p of prepared) await work(p);
-      }) / prepared.length);
-    }
-    rows.push([name, Math.min(...spent), median(spent)]);
-  };
-  await each('embed (model, uncached)', async (p) => {
-    const [v] = await deps.embedder.embed([p.task]);
-    p.unit = unitVector(v);
-    p.terms = distinctTerms(p.task);
-  }, 1);
-  await each('vector top-k + its candidate rows', (p) => patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: [], vectorK: k, keywordK: 0, evalWindow: QUALITY_WINDOW }));
-  await each('keyword top-k + its candidate rows', (p) => patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: p.terms, vectorK: 0, keywordK, evalWindow: QUALITY_WINDOW }));
-  await each('gather: both sides, union (storage call)', async (p) => {
-    p.set = await patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: p.terms, vectorK: k, keywordK, evalWindow: QUALITY_WINDOW });
-  });
-  await each('  of the blend: BM25 of each candidate', (p) => {
-    const scorer = new Bm25Scorer(p.terms, p.set!.stats);
-    for (const c of p.set!.candidates) scorer.score(c.task);
-  });
-  await each('blend (centred cosine, BM25, normalise)', (p) => blendCandidates(p.set!, p.unit, p.terms, weight));
+  const prepared: Prepared[] = [];
+  for (const task of tasks) {
+    const [v] = await deps.embedder.embed([task]);
+    prepared.push({ task, unit: unitVector(v), terms: distinctTerms(task) });
+  }
   const blended = new Map<Prepared, ReturnType<typeof rescore>>();
-  await each('rescore (blend + sort)', (p) => {
-    blended.set(p, rescore(p.set!, p.task, p.unit, p.terms, weight));
-  });
-  await each('rank + dedup', (p) => rankInSlices(blended.get(p)!, RANKING));
-  await each('tier policy + tiers of the page', async (p) => {
-    const policy = await tierPolicyFor(deps, DEV_SCOPE, p.set!.stats.docs);
-    for (const c of blended.get(p)!.slice(0, INPUT.limit)) {
-      decideTier(policy, { queryText: p.task, candidateText: c.task, cosine: c.cosine, centered: c.centered_cosine });
+  const steps: [string, (p: Prepared) => unknown][] = [
+    ['embed (model, uncached; first round only)', () => undefined],
+    ['vector top-k + its candidate rows', (p) => patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: [], vectorK: k, keywordK: 0, evalWindow: QUALITY_WINDOW })],
+    ['keyword top-k + its candidate rows', (p) => patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: p.terms, vectorK: 0, keywordK, evalWindow: QUALITY_WINDOW })],
+    ['gather: both sides, union (the storage call)', async (p) => {
+      p.set = await patterns.hybridCandidates(DEV_SCOPE, { vector: p.unit, terms: p.terms, vectorK: k, keywordK, evalWindow: QUALITY_WINDOW });
+    }],
+    ['  BM25 of every candidate (in the blend)', (p) => {
+      const scorer = new Bm25Scorer(p.terms, p.set!.stats);
+      for (const c of p.set!.candidates) scorer.score(c.task);
+    }],
+    ['blend (centred cosine, BM25, normalise)', (p) => blendCandidates(p.set!, p.unit, p.terms, weight)],
+    ['rescore (blend + sort)', (p) => {
+      blended.set(p, rescore(p.set!, p.task, p.unit, p.terms, weight));
+    }],
+    ['rank + dedup', (p) => rankInSlices(blended.get(p)!, RANKING)],
+    ['tier policy + tiers of the page', async (p) => {
+      const policy = await tierPolicyFor(deps, DEV_SCOPE, p.set!.stats.docs);
+      for (const c of blended.get(p)!.slice(0, INPUT.limit)) {
+        decideTier(policy, { queryText: p.task, candidateText: c.task, cosine: c.cosine, centered: c.centered_cosine });
+      }
+    }],
+    ['page read, GET (getMany)', (p) => patterns.getMany(DEV_SCOPE, blended.get(p)!.slice(0, INPUT.limit).map((c) => c.id))],
+    ['cosine path: vector search (search())', (p) => patterns.search(DEV_SCOPE, p.unit, k, {}, QUALITY_WINDOW)],
+    ['cosine path: search + rank + dedup', async (p) => {
+      const hits = await patterns.search(DEV_SCOPE, p.unit, k, {}, QUALITY_WINDOW);
+      await rankInSlices(hits.map((h) => ({ id: h.pattern.id, task: h.pattern.task, similarity: h.similarity, recent_evals: h.recent_evals, updated_at: h.pattern.updated_at })), RANKING);
+    }],
+  ];
+  const samples = steps.map(() => [] as number[]);
+  const timeBlock = async (s: number, block: Prepared[], work: (p: Prepared) => unknown) => {
+    const used = await cpuMicros(async () => {
+      for (const p of block) await work(p);
+    });
+    samples[s].push(used.main / block.length);
+  };
+  for (let at = 0; at < prepared.length; at += BLOCK) {
+    await timeBlock(0, prepared.slice(at, at + BLOCK), (p) => deps.embedder.embed([`${p.task} (timed)`]));
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (let at = 0; at < prepared.length; at += BLOCK) {
+      const block = prepared.slice(at, at + BLOCK);
+      for (let s = 1; s < steps.length; s++) await timeBlock(s, block, steps[s][1]);
     }
-  });
-  await each('cosine reference: vector search (search())', (p) => patterns.search(DEV_SCOPE, p.unit, k, {}, QUALITY_WINDOW));
-  await each('cosine reference: rank + dedup of its 20', async (p) => {
-    const hits = await patterns.search(DEV_SCOPE, p.unit, k, {}, QUALITY_WINDOW);
-    await rankInSlices(hits.map((h) => ({ id: h.pattern.id, task: h.pattern.task, similarity: h.similarity, recent_evals: h.recent_evals, updated_at: h.pattern.updated_at })), RANKING);
-  });
-  await each('page read, GET (getMany)', (p) => patterns.getMany(DEV_SCOPE, blended.get(p)!.slice(0, INPUT.limit).map((c) => c.id)));
-  return rows;
+  }
+  return steps.map(([name], s) => [name, median(samples[s])]);
 }
 
 export async function runRecallCpuBench(argv: string[]): Promise<void> {
@@ -186,20 +216,28 @@ export async function runRecallCpuBench(argv: string[]): Promise<void> {
     process.stderr.write(`recall-cpu: ${o.queries} recalls per series in ${o.rounds} rounds...\n`);
     const whole = await wholeRecalls(deps, queries.slice(WARMUP, WARMUP + o.queries * 4), o.rounds);
     const phaseRows = await phases(deps.hybrid, queries.slice(WARMUP + o.queries * 4), o.rounds);
-    const fmt = (xs: number[]) => `${median(xs).toFixed(0).padStart(6)} µs  (rounds: ${xs.map((x) => x.toFixed(0)).join(', ')})`;
+    const fmt = (series: Series) => {
+      const { main, all } = whole[series];
+      return `${median(main).toFixed(0).padStart(6)} µs  ${median(all).toFixed(0).padStart(6)} µs   per round (this thread): ${main.map((x) => x.toFixed(0)).join(', ')}`;
+    };
+    const extra = (kind: Kind) => {
+      const main = median(whole[`hybrid ${kind}`].main) - median(whole[`cosine ${kind}`].main);
+      const all = median(whole[`hybrid ${kind}`].all) - median(whole[`cosine ${kind}`].all);
+      return `${main.toFixed(0).padStart(6)} µs  ${all.toFixed(0).padStart(6)} µs`;
+    };
     const lines = [
-      `Recall CPU per request through the service layer (JSON storage, ${o.patterns.toLocaleString('en-US')} patterns, limit 5, distinct uncached tasks; process.cpuUsage, all threads)`,
-      `node ${process.version}; medians of ${o.rounds} rounds, hybrid and cosine alternating in blocks of ${BLOCK}`,
+      `Recall per request through the service layer (JSON storage, ${o.patterns.toLocaleString('en-US')} patterns, limit 5, distinct uncached tasks)`,
+      `node ${process.version}; ${o.rounds} rounds, hybrid and cosine alternating in blocks of ${BLOCK}; medians of the rounds`,
+      '             CPU per recall: this thread  whole process',
+      `POST hybrid  ${fmt('hybrid post')}`,
+      `POST cosine  ${fmt('cosine post')}`,
+      `POST extra   ${extra('post')}`,
+      `GET  hybrid  ${fmt('hybrid get')}`,
+      `GET  cosine  ${fmt('cosine get')}`,
+      `GET  extra   ${extra('get')}`,
       '',
-      `POST hybrid  ${fmt(whole['hybrid post'])}`,
-      `POST cosine  ${fmt(whole['cosine post'])}`,
-      `POST extra   ${(median(whole['hybrid post']) - median(whole['cosine post'])).toFixed(0).padStart(6)} µs`,
-      `GET  hybrid  ${fmt(whole['hybrid get'])}`,
-      `GET  cosine  ${fmt(whole['cosine get'])}`,
-      `GET  extra   ${(median(whole['hybrid get']) - median(whole['cosine get'])).toFixed(0).padStart(6)} µs`,
-      '',
-      `Hybrid phases: µs CPU per recall, each phase a loop over ${o.queries} queries, least and median of ${o.rounds} rounds:`,
-      ...phaseRows.map(([name, least, mid]) => `  ${name.padEnd(44)} ${least.toFixed(1).padStart(8)} ${mid.toFixed(1).padStart(8)}`),
+      `Phases, µs CPU of this thread per recall (${o.queries} queries in blocks of ${BLOCK}, ${o.rounds} rounds; median of the blocks):`,
+      ...phaseRows.map(([name, us]) => `  ${name.padEnd(46)} ${us.toFixed(1).padStart(8)}`),
     ];
     console.log(lines.join('\n'));
   } finally {
