@@ -33,6 +33,40 @@ async function exportAll(url: string): Promise<ExportResponse> {
   }
 }
 
+/**
+ * WORKERS clients `send` in a loop and `check` each answer; once KILL_AFTER_ACKS have been
+ * answered the server is killed with SIGKILL while the other workers' requests are in flight.
+ * Resolves with the number of answers once every worker has seen the server go (a request
+ * that failed was never acknowledged).
+ */
+async function loadUntilKilled<T>(server: ServerHandle, send: (client: ServiceClient) => Promise<T>, check: (answer: T) => void): Promise<number> {
+  let acks = 0;
+  let killed = false;
+  const worker = async () => {
+    const client = new ServiceClient({ url: server.url, timeoutMs: 20_000 });
+    try {
+      while (!killed) {
+        let answer: T;
+        try {
+          answer = await send(client);
+        } catch {
+          return; // the server is gone: this request was never acknowledged
+        }
+        check(answer);
+        acks++;
+        if (acks >= KILL_AFTER_ACKS && !killed) {
+          killed = true;
+          server.child.kill('SIGKILL'); // the other workers' requests are in flight right now
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+  return acks;
+}
+
 describe('crash safety of the JSON store', () => {
   it('a second server on the same data path is refused with a clear message', async () => {
     const dataPath = join(dir.path, 'shared');
@@ -58,30 +92,13 @@ describe('crash safety of the JSON store', () => {
 
     const acknowledged = new Map<string, string>(); // pattern key → task
     let next = 0;
-    let killed = false;
-    const worker = async () => {
-      const client = new ServiceClient({ url: server.url, timeoutMs: 20_000 });
-      try {
-        while (!killed) {
-          const task = `crash probe ${next++}`;
-          let res;
-          try {
-            res = await client.learn({ task, code: `solve(${next})`, eval_score: 6 });
-          } catch {
-            return; // the server is gone: this request was never acknowledged
-          }
-          expect(res.stored).toBe(true);
-          acknowledged.set(res.pattern_key as string, task);
-          if (acknowledged.size >= KILL_AFTER_ACKS && !killed) {
-            killed = true;
-            server.child.kill('SIGKILL'); // the other workers' requests are in flight right now
-          }
-        }
-      } finally {
-        await client.close();
-      }
-    };
-    await Promise.all(Array.from({ length: WORKERS }, worker));
+    await loadUntilKilled(server, async (client) => {
+      const task = `crash probe ${next++}`;
+      return { task, res: await client.learn({ task, code: `solve(${next})`, eval_score: 6 }) };
+    }, ({ task, res }) => {
+      expect(res.stored).toBe(true);
+      acknowledged.set(res.pattern_key as string, task);
+    });
     expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(acknowledged.size).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
 
@@ -106,6 +123,37 @@ describe('crash safety of the JSON store', () => {
     } finally {
       await client.close();
     }
+    expect(await restarted.stop()).toEqual({ code: 0, signal: null });
+  });
+
+  it('every acknowledged POST recall keeps its reuse count and ROI event after SIGKILL (group commit)', async () => {
+    const dataPath = join(dir.path, 'recall-crash');
+    const server = await startServer({ dataPath });
+    started.push(server);
+    const task = 'parse the nightly sales csv and total each region';
+    const seed = new ServiceClient({ url: server.url });
+    const { pattern_key: key } = await seed.learn({ task, code: 'totals(rows)', eval_score: 8 });
+    await seed.close();
+
+    // Each recall of the same task reuses the pattern (a duplicate match): one reuse, one ROI event.
+    const acknowledged = await loadUntilKilled(server, (client) => client.recall({ task, limit: 1 }), ({ matches }) => {
+      expect(matches[0].pattern_key).toBe(key);
+    });
+    expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(acknowledged).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
+
+    const restarted = await startServer({ dataPath });
+    started.push(restarted);
+    const { records } = await exportAll(restarted.url);
+    const reuses = records.find((r) => r.key === key)?.reuse_count ?? -1;
+    // Every acknowledged recall is on disk; at most the ones in flight at the kill come on top.
+    expect(reuses).toBeGreaterThanOrEqual(acknowledged);
+    expect(reuses).toBeLessThanOrEqual(acknowledged + WORKERS);
+    const res = await fetch(`${restarted.url}/v1/analytics/events?limit=1000`);
+    const { events } = (await res.json()) as { events: { kind: string }[] };
+    const recalls = events.filter((e) => e.kind === 'recall').length;
+    expect(recalls).toBeGreaterThanOrEqual(acknowledged);
+    expect(recalls).toBeLessThanOrEqual(acknowledged + WORKERS);
     expect(await restarted.stop()).toEqual({ code: 0, signal: null });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
 import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
 
 const DIM = 384;
@@ -105,6 +106,26 @@ describe('JSON vector index (int8 candidates, exact re-score)', () => {
     const js = filled(vectors, true);
     for (const q of clustered(10, 40, 0.025, 11)) {
       expect(js.search(q, 10).map((h) => h.id)).toEqual(wasm.search(q, 10).map((h) => h.id));
+    }
+  });
+
+  it('scores every int8 row exactly as the JavaScript kernel does (query widened to i16, odd dimensions padded)', () => {
+    for (const dim of [DIM, 100]) {
+      const vectors = clustered(3_000, 30, 0.05, 12).map((v) => v.subarray(0, dim));
+      const rows = (preferJs: boolean) => {
+        const r = new Int8Rows(preferJs);
+        r.reshape(dim);
+        r.ensureCapacity(vectors.length);
+        vectors.forEach((v, i) => r.set(i, v));
+        return r;
+      };
+      const [wasm, js] = [rows(false), rows(true)];
+      for (const q of clustered(5, 30, 0.05, 13)) {
+        const query = q.subarray(0, dim);
+        const fromWasm = Array.from(wasm.scores(query, vectors.length));
+        expect(fromWasm).toEqual(Array.from(js.scores(query, vectors.length)));
+        expect(new Set(fromWasm).size).toBeGreaterThan(100);
+      }
     }
   });
 });

@@ -7,8 +7,8 @@ const INT8_MAX = 127;
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query | rows × stride | i32 scores]. Scanning it reads a quarter of the float matrix's
- * bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
+ * [query as i16 (two strides) | rows × stride | i32 scores]. Scanning it reads a quarter of
+ * the float matrix's bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
  * exactly from the float rows. Row numbers are the index's own.
  */
 export class Int8Rows {
@@ -37,7 +37,7 @@ export class Int8Rows {
   ensureCapacity(rows: number): void {
     if (rows <= this.capacity && this.memory) return;
     const capacity = Math.max(rows, this.capacity);
-    const total = this.strideBytes + capacity * this.strideBytes + capacity * 4;
+    const total = this.queryBytes() + capacity * this.strideBytes + capacity * 4;
     const pages = Math.ceil(total / PAGE_BYTES);
     if (pages > MAX_PAGES) throw new Error(`vector index full: ${rows} quantised rows exceed 4 GiB; use PostgreSQL storage`);
     if (!this.memory) {
@@ -72,10 +72,10 @@ export class Int8Rows {
    * the next call. Only their order matters (the query's own scale is left out).
    */
   scores(unit: Float32Array, n: number): Float32Array {
-    const bytes = this.bytes!;
-    quantise(unit, bytes, 0, this.strideBytes);
-    const out = this.strideBytes + this.capacity * this.strideBytes;
-    this.dots!(0, this.strideBytes, n, this.strideBytes, out);
+    // The query widened to i16 once here, so the kernel need not widen it for every row.
+    quantise(unit, new Int16Array(this.memory!.buffer, 0, this.strideBytes), 0, this.strideBytes);
+    const out = this.queryBytes() + this.capacity * this.strideBytes;
+    this.dots!(0, this.queryBytes(), n, this.strideBytes, out);
     const dots = new Int32Array(this.memory!.buffer, out, n);
     const approx = this.approx;
     const scales = this.scales;
@@ -84,12 +84,20 @@ export class Int8Rows {
   }
 
   private rowOffset(row: number): number {
-    return this.strideBytes + row * this.strideBytes; // the query slot comes first
+    return this.queryBytes() + row * this.strideBytes; // the query slot comes first
+  }
+
+  /** The query's slot: one i16 per dimension (a multiple of 16 bytes, so rows stay aligned). */
+  private queryBytes(): number {
+    return 2 * this.strideBytes;
   }
 }
 
-/** Writes `v` as int8 at `at` (zero-padded to `stride`), returning the value of one step. */
-function quantise(v: Float32Array, bytes: Int8Array, at: number, stride: number): number {
+/**
+ * Writes `v` as steps of max|v|/127 at `at` (zero-padded to `stride`), returning the value of
+ * one step: int8 rows, and the query in the same steps held as i16.
+ */
+function quantise(v: Float32Array, bytes: Int8Array | Int16Array, at: number, stride: number): number {
   let max = 0;
   for (let i = 0; i < v.length; i++) {
     const a = Math.abs(v[i]);
