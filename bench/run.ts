@@ -11,6 +11,7 @@ import { runExportBench } from './export.js';
 import { runCliBench } from './cli.js';
 import { runBatchBench } from './batch.js';
 import { runRecallQualityBench } from './recall-quality/run.js';
+import { runRecallCpuBench } from './recall-cpu.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -114,6 +115,11 @@ async function main(argv: string[]): Promise<number> {
     // --recall-quality: ranking and tier quality on labelled sets (bench/recall-quality/).
     if (argv.includes('--recall-quality')) {
       await runRecallQualityBench(argv);
+      return 0;
+    }
+    // --recall-cpu: CPU per recall, hybrid vs cosine ranking, with the hybrid phases (bench/recall-cpu.ts).
+    if (argv.includes('--recall-cpu')) {
+      await runRecallCpuBench(argv);
       return 0;
     }
     // --cli measures the command line's start-up instead (bench/cli.ts).

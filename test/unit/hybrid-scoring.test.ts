@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bm25, bm25OfText, distinctTerms, idf, selectiveTerms, termCounts, termsOf } from '../../src/core/bm25.js';
+import { bm25, bm25OfText, Bm25Scorer, distinctTerms, idf, selectiveTerms, termCounts, termsOf } from '../../src/core/bm25.js';
 import { blendCandidates, centeredCosine, dot, minMaxNormalise, unitVector, type HybridCandidate } from '../../src/core/hybrid.js';
 import {
   applyVerdict, decideKeywordTier, decideTier, fitAdaptThreshold, normalisedTaskText, sharedWordsInOrder, type TierPolicyInForce,
@@ -19,6 +19,20 @@ describe('BM25 (core/bm25.ts)', () => {
     expect(bm25(['csv', 'sum', 'absent'], doc, 6, stats)).toBeCloseTo(expected('csv', 2) + expected('sum', 1), 12);
     expect(idf(2, 10)).toBeCloseTo(Math.log(1 + 8.5 / 2.5), 12);
     expect(bm25OfText(['nothing'], 'csv sum', stats)).toBe(0);
+  });
+
+  it('scores many texts for one query exactly as bm25OfText does (ASCII in place, anything else its own path)', () => {
+    const stats = { docs: 40, totalTerms: 300, df: new Map([['csv', 3], ['sum', 9], ['3d', 1], ['café', 2], ['a', 30]]) };
+    const queries = [['csv', 'sum', 'absent'], ['sum', 'csv', 'sum'], ['café', 'csv', '3d', 'a'], []];
+    const texts = [
+      'Sum a CSV column', 'csv,CSV;csv sum', 'SUMMARY of csvs', '3D models in a 3d-viewer', '', '!!!',
+      'Café: sum the CSV', 'résumé csv sum', 'a a a A', 'x_y csv9 csv 9',
+    ];
+    for (const terms of queries) {
+      const scorer = new Bm25Scorer(terms, stats);
+      for (const text of texts) expect(scorer.score(text)).toBe(bm25OfText(terms, text, stats));
+    }
+    expect(new Bm25Scorer(['csv'], stats).score('CSV csv')).toBeGreaterThan(new Bm25Scorer(['csv'], stats).score('csv'));
   });
 
   it('finds keyword candidates through selective terms only', () => {

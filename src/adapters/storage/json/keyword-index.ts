@@ -5,11 +5,18 @@ export interface KeywordHit {
   score: number;
 }
 
-/** One term's documents: parallel arrays of slot and term frequency, grown by doubling. */
+/**
+ * One term's documents: parallel arrays of slot and term frequency, grown by doubling, and
+ * each document's BM25 contribution for this term as last computed, with the index generation
+ * it was computed for (-1: never). A contribution depends on the project's size and average
+ * length, so any change to the index makes every cached one stale.
+ */
 class Posting {
   slots = new Int32Array(4);
   tfs = new Float64Array(4);
   size = 0;
+  contributions = new Float64Array(0);
+  contributionsGeneration = -1;
 
   add(slot: number, tf: number): void {
     if (this.size === this.slots.length) {
@@ -51,6 +58,8 @@ export class KeywordIndex {
   private totalTerms = 0;
   private scores = new Float64Array(256);
   private touched = new Int32Array(256);
+  /** Bumped by every change: a posting's cached contributions are valid for one generation. */
+  private generation = 0;
 
   get docs(): number {
     return this.slotOf.size;
@@ -63,6 +72,7 @@ export class KeywordIndex {
       if (this.tasks[existing] === task) return;
       this.remove(id);
     }
+    this.generation++;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.lengths.length) this.grow(slot + 1);
     const terms = termsOf(task);
@@ -81,6 +91,7 @@ export class KeywordIndex {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    this.generation++;
     for (const term of new Set(termsOf(this.tasks[slot]))) {
       const posting = this.postings.get(term);
       posting?.remove(slot);
@@ -110,24 +121,18 @@ export class KeywordIndex {
   top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true): KeywordHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
-    const avg = averageLength(stats);
-    // termScore(idf, tf, len, avg) with the length norm split into two per-query constants.
-    const normBase = BM25_K1 * (1 - BM25_B);
-    const normPerTerm = avg > 0 ? (BM25_K1 * BM25_B) / avg : 0;
-    const lengths = this.lengths;
     const scores = this.scores;
     const touched = this.touched;
     let touchedCount = 0;
     for (const term of selectiveTerms(terms, stats)) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      const weight = idf(posting.size, stats.docs) * (BM25_K1 + 1);
-      const { slots, tfs, size } = posting;
+      const contributions = this.contributionsOf(posting, stats);
+      const { slots, size } = posting;
       for (let i = 0; i < size; i++) {
         const slot = slots[i];
-        const tf = tfs[i];
         if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot] += (weight * tf) / (tf + (avg > 0 ? normBase + normPerTerm * lengths[slot] : BM25_K1));
+        scores[slot] += contributions[i];
       }
     }
     const heap = new TopK(k, this.ids);
@@ -138,6 +143,30 @@ export class KeywordIndex {
       if (score > 0 && (accept === undefined || accept(this.ids[slot]))) heap.offer(slot, score);
     }
     return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
+  }
+
+  /**
+   * Each document's BM25 contribution for the posting's term: termScore(idf, tf, len, avg)
+   * with the length norm split into two constants. Recall after recall asks for the same few
+   * terms while the project does not change, so the contributions are kept until it does:
+   * the query then only adds them up (the division per document was most of this search).
+   */
+  private contributionsOf(posting: Posting, stats: Bm25Stats): Float64Array {
+    if (posting.contributionsGeneration === this.generation) return posting.contributions;
+    const avg = averageLength(stats);
+    const normBase = BM25_K1 * (1 - BM25_B);
+    const normPerTerm = avg > 0 ? (BM25_K1 * BM25_B) / avg : 0;
+    const weight = idf(posting.size, stats.docs) * (BM25_K1 + 1);
+    const { slots, tfs, size } = posting;
+    if (posting.contributions.length < size) posting.contributions = new Float64Array(posting.slots.length);
+    const out = posting.contributions;
+    const lengths = this.lengths;
+    for (let i = 0; i < size; i++) {
+      const tf = tfs[i];
+      out[i] = (weight * tf) / (tf + (avg > 0 ? normBase + normPerTerm * lengths[slots[i]] : BM25_K1));
+    }
+    posting.contributionsGeneration = this.generation;
+    return out;
   }
 
   private grow(min: number): void {

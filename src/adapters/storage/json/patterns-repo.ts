@@ -84,7 +84,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
     ...keywordStats,
     vectors: mean ? state!.vectorMean.count : 0,
     query_mean_dot: mean && unit ? dot(unit, mean) : null,
-    mean_norm2: mean ? dot(mean, mean) : null,
+    mean_norm2: mean ? state!.vectorMean.norm2() : null,
   };
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
@@ -111,7 +111,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         task: record.task,
         similarity: clamp01(cosine),
         cosine,
-        mean_dot: mean && vector && vector.length === mean.length ? dot(vector, mean) : null,
+        mean_dot: mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });
