@@ -221,7 +221,7 @@ export async function copyFill(url: string, size: number, modelPath: string, see
             scores[i] = run.eval_score;
             yield `${DEV_SCOPE.tenant_id}\t${DEV_SCOPE.project_id}\t${ids[i]}\t${copyText(run.task)}\t${copyText(run.code)}\t${copyText(run.output)}\t${run.eval_score}\t${run.eval_score}\t0\tinternal\tapi\tf\t${at}\t${at}\t${v.length}\t[${Array.prototype.join.call(v, ',')}]\n`;
           }
-          if (offset > 0 && offset % 100_000 === 0) log(`  copied ${offset.toLocaleString('en-US')} rows`);
+          if (Math.floor((offset + batch.length) / 100_000) > Math.floor(offset / 100_000)) log(`  copied ${(offset + batch.length).toLocaleString('en-US')} rows`);
         }
       });
     } finally {
