@@ -11,7 +11,7 @@ const DEFAULT_EF_SEARCH = 40;
  * minimal subsets come out (each is one GIN probe); past either, the plain scan runs.
  */
 const MAX_COVER_TERMS = 10;
-const MAX_COVERS = 32;
+const MAX_COVERS = 64;
 /**
  * A term's upper bound is idf × (k1 + 1) (its BM25 contribution is strictly below that for any
  * tf and length); it is raised by this relative margin so that float rounding in the sums can
