@@ -66,6 +66,12 @@ export interface JobRepository {
    * process that died): back to pending when attempts < maxAttempts, else failed.
    */
   requeueStale(staleBefore: string, at: string, maxAttempts: number): Promise<StaleOutcome>;
+  /**
+   * Running jobs locked by `workerId` that are not in `known`: claims whose answer never reached
+   * the worker (the connection broke after the claim committed). Back to pending with the
+   * attempt undone (the job never started), so they run now rather than after the stale window.
+   */
+  releaseLostClaims(workerId: string, known: string[]): Promise<Pick<StoredJob, 'job_id' | 'operation'>[]>;
   /** Deletes completed, failed and cancelled jobs that finished before `before`; the count. */
   purgeFinished(before: string): Promise<number>;
   /** Deletes every job of the scope (governance deletion); the count. */

@@ -52,6 +52,8 @@ export class JobRunner {
   private stopped = true;
   private lastStaleCheck = -Infinity;
   private lastPurge = -Infinity;
+  /** A claim failed: it may have committed with its answer lost (see releaseLostClaims). */
+  private claimInDoubt = false;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -137,7 +139,17 @@ export class JobRunner {
   private async claimAndRun(): Promise<void> {
     const free = this.opts.maxConcurrent - this.running.size;
     if (free <= 0) return;
-    const claimed = await jobQueue(this.deps).claim(this.workerId, free, this.now());
+    const queue = jobQueue(this.deps);
+    if (this.claimInDoubt) await this.releaseLostClaims();
+    let claimed: StoredJob[];
+    try {
+      claimed = await queue.claim(this.workerId, free, this.now());
+    } catch (err) {
+      // The claim may have committed and only its answer been lost (a dropped connection): its
+      // jobs would sit as ours, unrun, until the stale window. The next tick hands them back.
+      this.claimInDoubt = true;
+      throw err;
+    }
     for (const job of claimed) {
       // Each job run is a root span of its own (it outlives the request that queued it).
       const tracer = this.deps.tracer;
@@ -151,6 +163,13 @@ export class JobRunner {
       });
       this.running.set(job.job_id, run);
     }
+  }
+
+  /** Jobs the queue says this worker runs but it never heard of go back to pending, at once. */
+  private async releaseLostClaims(): Promise<void> {
+    const released = await jobQueue(this.deps).releaseLostClaims(this.workerId, [...this.running.keys()]);
+    this.claimInDoubt = false;
+    if (released.length > 0) this.deps.logger.warn({ released }, 'released jobs claimed by a request whose answer was lost');
   }
 
   private async execute(job: StoredJob): Promise<void> {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { StorageUnavailableError } from '../../src/core/errors.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm } from '../llm/helpers.js';
 import { ManualClock, startServer, type TestServer } from './helpers.js';
@@ -65,5 +66,26 @@ describe('job runner', () => {
     const job = await pollJob(t, id);
     expect(job).toMatchObject({ status: 'completed', attempts: 2, result: { aged: 0, pruned: 0, remaining: 0 } });
     expect(await t.app.metrics.render()).toMatch(/service_jobs_completed_total\{operation="aging",status="completed"\} 1\n/);
+  });
+
+  it('runs at once a job whose claim committed but whose answer was lost, without waiting for the stale window', async () => {
+    // The manual clock never moves: stale recovery (60 s) cannot be what runs the job.
+    const clock = new ManualClock(new Date('2025-05-01T00:00:00.000Z'));
+    t = await startServer({ SERVICE_JOB_POLL_INTERVAL: '0.05', SERVICE_JOB_STALE_SECONDS: '60' }, { clock });
+    await t.app.jobRunner.stop();
+    const id = accepted(await t.call('POST', '/v1/aging', undefined, ASYNC));
+    const queue = t.app.deps.storage.jobs;
+    const claim = queue.claim;
+    let lostAnswers = 0;
+    queue.claim = async (workerId, limit, at) => {
+      const claimed = await claim(workerId, limit, at);
+      if (claimed.length === 0 || lostAnswers > 0) return claimed;
+      lostAnswers++;
+      throw new StorageUnavailableError('connection lost after the claim was sent');
+    };
+    t.app.jobRunner.start();
+    const job = await pollJob(t, id);
+    expect(lostAnswers).toBe(1);
+    expect(job).toMatchObject({ status: 'completed', attempts: 1, result: { aged: 0, pruned: 0, remaining: 0 } });
   });
 });

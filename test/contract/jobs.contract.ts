@@ -147,6 +147,22 @@ export function runJobRepositoryContract(name: string, make: () => Promise<JobsH
       expect((await jobs.requeueStale(at(75), at(76), 2)).requeued).toEqual([{ job_id: job.job_id, operation: 'aging' }]);
     });
 
+    it('hands back claims whose answer its worker never got, with the attempt undone (issue 25, 1)', async () => {
+      const known = await jobs.enqueue(A, newJob(1));
+      const lost = await jobs.enqueue(A, newJob(2));
+      const foreign = await jobs.enqueue(B, newJob(3));
+      await jobs.claim('w1', 2, at(10)); // known and lost: the worker heard only of `known`
+      await jobs.claim('w2', 1, at(11));
+      expect(await jobs.releaseLostClaims('w1', [known.job_id])).toEqual([{ job_id: lost.job_id, operation: 'aging' }]);
+      expect(await jobs.get(A, lost.job_id)).toMatchObject({ status: 'pending', attempts: 0, started_at: null });
+      expect(await jobs.get(A, known.job_id)).toMatchObject({ status: 'running', attempts: 1 });
+      expect(await jobs.get(B, foreign.job_id)).toMatchObject({ status: 'running', attempts: 1 });
+      // Nothing else is in doubt: a second call changes nothing, and the job is claimable at once.
+      expect(await jobs.releaseLostClaims('w1', [known.job_id])).toEqual([]);
+      expect(await jobs.claim('w1', 5, at(12))).toEqual([expect.objectContaining({ job_id: lost.job_id, attempts: 1, locked_by: 'w1' })]);
+      expect(await jobs.complete(known.job_id, 'w1', {}, at(13))).toBe(true);
+    });
+
     it('purges finished jobs older than the cut-off and leaves the rest', async () => {
       const old = await jobs.enqueue(A, newJob(1));
       const cancelledOld = await jobs.enqueue(A, newJob(2));

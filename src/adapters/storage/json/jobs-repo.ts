@@ -152,6 +152,17 @@ export class JsonJobQueue implements JobRepository {
     });
   }
 
+  releaseLostClaims(workerId: string, known: string[]): Promise<Pick<StoredJob, 'job_id' | 'operation'>[]> {
+    return this.change(() => {
+      const keep = new Set(known);
+      const lost = [...this.jobs.values()].filter((j) => j.status === 'running' && j.locked_by === workerId && !keep.has(j.job_id));
+      const patches: JobPatch[] = lost.map((j) => ({
+        job_id: j.job_id, status: 'pending', attempts: Math.max(0, j.attempts - 1), started_at: null, heartbeat_at: null, locked_by: null,
+      }));
+      return { op: patches.length > 0 ? { op: 'set', jobs: patches } : null, value: lost.map((j) => ({ job_id: j.job_id, operation: j.operation })) };
+    });
+  }
+
   purgeFinished(before: string): Promise<number> {
     return this.remove((j) => isFinished(j.status) && j.completed_at !== null && j.completed_at < before);
   }
@@ -251,6 +262,7 @@ export function queueOperations(queue: JsonJobQueue): Omit<JobRepository, 'subsc
     get: (scope, id) => queue.get(scope, id),
     list: (scope, opts) => queue.list(scope, opts),
     requeueStale: (staleBefore, at, maxAttempts) => queue.requeueStale(staleBefore, at, maxAttempts),
+    releaseLostClaims: (workerId, known) => queue.releaseLostClaims(workerId, known),
     purgeFinished: (before) => queue.purgeFinished(before),
     deleteScope: (scope) => queue.deleteScope(scope),
   };

@@ -205,6 +205,17 @@ export function createPostgresJobRepository(db: Db, opts: PostgresJobOptions): P
       return outcome;
     },
 
+    async releaseLostClaims(workerId, known) {
+      const res = await db.query<{ id: string; operation: string }>(
+        `UPDATE jobs SET status = 'pending', attempts = GREATEST(attempts - 1, 0), started_at = NULL, heartbeat_at = NULL, locked_by = NULL
+         WHERE status = 'running' AND locked_by = $1 AND NOT (id = ANY($2::text[]))
+         RETURNING id, operation`,
+        [workerId, known],
+        'jobs.release_lost_claims',
+      );
+      return res.rows.map((r) => ({ job_id: r.id, operation: r.operation }));
+    },
+
     async purgeFinished(before) {
       const res = await db.query(
         `DELETE FROM jobs WHERE status IN ('completed', 'failed', 'cancelled') AND completed_at < $1`,
