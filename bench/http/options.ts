@@ -26,6 +26,8 @@ export interface HttpBenchOptions {
   compare: string[];
   /** SERVICE_LOG_LEVEL of the server (default info, what a deployment runs). */
   logLevel: string;
+  /** Leave the filled PostgreSQL databases in place (named in the log) instead of dropping them. */
+  keepDatabase: boolean;
   seed: number;
 }
 
@@ -43,6 +45,8 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --compare DIR[,DIR]         also serve these builds of the service (project folders, built) on the
                               same store, one after the other: before/after in one run
   --log-level info            the server's SERVICE_LOG_LEVEL (default info, as deployed)
+  --keep-database             leave each filled PostgreSQL database in place (its URL is logged) for
+                              measuring by hand afterwards; drop it with DROP DATABASE when done
   --seed 42                   seed of the synthetic data`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -74,10 +78,17 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
     modelPath: '',
     logLevel: 'info',
     compare: [],
+    keepDatabase: false,
     seed: 42,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
+    if (flag === '--keep-database') {
+      // The one flag without a value.
+      options.keepDatabase = true;
+      i -= 1;
+      continue;
+    }
     const value = argv[i + 1];
     switch (flag) {
       case '--help':

@@ -86,6 +86,34 @@ export function hybridContract(current: () => Storage): void {
       expect((await rankInSlices(blended, RANKING, budget, blendOrder)).map((c) => c.id)).toEqual(ranked);
     });
 
+    it('finds the k best by BM25 beside the k nearest for any k (PostgreSQL prunes its keyword scan by the nearest rows)', async () => {
+      const tasks = ['parse csv file', 'retry http request with backoff', 'resize image folder', 'sum column csv file parse', 'http request csv image column'];
+      for (const [q, task] of tasks.entries()) {
+        const qTerms = distinctTerms(task);
+        const vector = unitVector(Float32Array.from({ length: DIM }, (_, d) => Math.sin(7 * q + d)));
+        for (const k of [1, 2, 3, 5, 8]) {
+          const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector, terms: qTerms, vectorK: k, keywordK: k, evalWindow: 0 });
+          const got = new Set(set.candidates.map((c) => c.id));
+          const nearest = items
+            .map((i, n) => ({ id: makePattern(n + 1).id, cos: dot(vector, i.vector) }))
+            .sort((a, b) => b.cos - a.cos)
+            .slice(0, k)
+            .map((x) => x.id);
+          const scored = items
+            .map((i, n) => ({ id: makePattern(n + 1).id, score: bm25OfText(selectiveTerms(qTerms, set.stats), i.task, set.stats) }))
+            .filter((x) => x.score > 0)
+            .sort((a, b) => b.score - a.score);
+          // Ties at the k-th score may be broken either way (float sums differ in the last bit).
+          const kth = scored.length >= k ? scored[k - 1].score : 0;
+          for (const id of nearest) expect(got.has(id), `${task} k=${k}: nearest ${id}`).toBe(true);
+          for (const x of scored) if (x.score > kth + 1e-9) expect(got.has(x.id), `${task} k=${k}: BM25 ${x.id}`).toBe(true);
+          const keywordOnly = [...got].filter((id) => !nearest.includes(id));
+          for (const id of keywordOnly) expect(scored.find((x) => x.id === id)!.score, `${task} k=${k}: ${id}`).toBeGreaterThanOrEqual(kth - 1e-9);
+          expect(keywordOnly.length).toBeLessThanOrEqual(Math.min(k, scored.length));
+        }
+      }
+    });
+
     it('follows deletes and task or vector replacements', async () => {
       const before = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0 });
       await storage.patterns.delete(SCOPE_A, makePattern(1).id);

@@ -65,9 +65,9 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
     await db?.drop();
   });
 
-  /** Hybrid recall's one search statement: vector neighbours and keyword candidates together. */
+  /** Hybrid recall's one search statement: vector neighbours, then keyword candidates pruned by them (theta, covers). */
   function expectHybridSearch(statement: string | undefined): void {
-    expect(statement).toMatch(/^WITH doc AS .*\bnearest AS MATERIALIZED .*\bkeyword AS MATERIALIZED /s);
+    expect(statement).toMatch(/^WITH RECURSIVE doc AS .*\bnearest AS MATERIALIZED .*\btheta AS .*\bcovers AS MATERIALIZED .*\bkeyword AS MATERIALIZED /s);
   }
 
   async function statementsOf(method: 'GET' | 'POST', task: string): Promise<string[]> {
