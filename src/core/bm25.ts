@@ -19,8 +19,7 @@ export function termsOf(text: string): string[] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128) return unicodeTermsOf(text);
-    const wordChar = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    if (wordChar) {
+    if (isAsciiWordChar(c)) {
       if (start < 0) start = i;
     } else if (start >= 0) {
       out.push(text.slice(start, i).toLowerCase());
@@ -29,6 +28,11 @@ export function termsOf(text: string): string[] {
   }
   if (start >= 0) out.push(text.slice(start).toLowerCase());
   return out;
+}
+
+/** An ASCII letter or digit (a char code below 128): what the tokenizer keeps of plain ASCII text. */
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 
 function unicodeTermsOf(text: string): string[] {
@@ -147,7 +151,7 @@ export class Bm25Scorer {
     for (let i = 0; i <= text.length; i++) {
       const c = i < text.length ? text.charCodeAt(i) : 32;
       if (c >= 128) return -1;
-      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      if (isAsciiWordChar(c)) {
         if (start < 0) start = i;
       } else if (start >= 0) {
         length++;

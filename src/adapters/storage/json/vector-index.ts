@@ -35,6 +35,11 @@ function byScoreThenId<T>(found: Candidates<T>, a: number, b: number): number {
   return found.scores[b] - found.scores[a] || (ia < ib ? -1 : ia > ib ? 1 : 0);
 }
 
+/** Every candidate's position, in search order (one sort, for the callers that order in one go). */
+function positionsInOrder<T>(found: Candidates<T>): number[] {
+  return [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
+}
+
 function hitOf<T>(found: Candidates<T>, i: number): IndexHit<T> {
   return { id: found.ids[i], item: found.items[i], score: found.scores[i] };
 }
@@ -156,7 +161,7 @@ export class VectorIndex<T> {
    */
   search(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
     const found = this.candidates(unit, k, accept);
-    const order = [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
+    const order = positionsInOrder(found);
     return order.slice(0, k).map((i) => hitOf(found, i));
   }
 
@@ -183,7 +188,7 @@ export class VectorIndex<T> {
     this.floats!.set(unit, 0);
     this.floats!.fill(0, unit.length, this.strideFloats);
     const found = this.exactScan(k, accept);
-    const order = [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
+    const order = positionsInOrder(found);
     return order.map((i) => hitOf(found, i));
   }
 
