@@ -24,12 +24,12 @@ export { loadClientEnv, loadClientEnvWithFile, type ClientEnv } from './client.j
 export interface Config
   extends StorageSettings, LlmSettings, EmbeddingSettings, RecallSettings, AuthSettings,
     HttpSettings, ObservabilitySettings, JobsSettings {
-  /** Secrets are scrubbed from what is learned and imported unless SERVICE_REDACTION=false. */
+  /** PII and secrets are redacted from what is learned or imported, unless SERVICE_REDACTION=false. */
   redaction: boolean;
   payment: PaymentConfig;
 }
 
-/** Parses the environment; throws ConfigError naming the first bad variable. */
+/** Parses the environment; throws ConfigError naming the first bad variable, areas read in the order below. */
 export function loadConfig(env: Env = process.env): Config {
   const keys = providerKeys(env);
   const config: Config = {
