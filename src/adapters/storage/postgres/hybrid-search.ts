@@ -1,7 +1,7 @@
 import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../core/hybrid.js';
 import type { WorkBudget } from '../../../core/slices.js';
 import type { Scope } from '../../../core/types.js';
-import { BM25_B, BM25_K1, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
+import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
 
@@ -81,11 +81,11 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   ), 0)::float8 AS df
   FROM unnest(${terms}) WITH ORDINALITY AS u(term, i)
 )`);
-  // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms).
+  // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms, selectiveDocCap).
   // Materialized: each term's idf is computed once, not once per posting row the keyword side sums.
   parts.push(`wi AS MATERIALIZED (
   SELECT w.term, (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS avg_len, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
-  WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, ${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0))
+  WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, least(${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0), ${SELECTIVE_MAX_DOCS}))
 )`);
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
   const sources = ['SELECT id FROM keyword'];
