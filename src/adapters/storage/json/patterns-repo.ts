@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConflictError } from '../../../core/errors.js';
-import { WorkBudget } from '../../../core/slices.js';
+import { sortInSlices, WorkBudget } from '../../../core/slices.js';
 import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
 import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
@@ -261,13 +261,23 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       const state = registry.forRead(scope)?.state;
       const want = Math.floor(n);
       if (!state || !(want > 0)) return [];
-      const ids = [...state.patterns.keys()].filter((id) => state.index.vectorOf(id)?.some((x) => x !== 0)).sort();
-      // The rows where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
-      const out: { id: string; vector: Float32Array }[] = [];
+      // Ids in order in slices (a project's first recall fits its tier policy on this sample).
+      const budget = searchBudget();
+      const ids = [...state.patterns.keys()];
       const total = ids.length;
-      for (let r = 0; r < total && out.length < want; r++) {
-        if (r > 0 && Math.floor((r * want) / total) === Math.floor(((r - 1) * want) / total)) continue;
-        out.push({ id: ids[r], vector: Float32Array.from(state.index.vectorOf(ids[r])!) });
+      const order = await sortInSlices(ids, compare, budget);
+      const chosen: string[] = [];
+      for (let r = 0; r < total; r++) {
+        const id = order.next()!;
+        // The ranks where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
+        if (r === 0 || Math.floor((r * want) / total) !== Math.floor(((r - 1) * want) / total)) chosen.push(id);
+        if (budget.charge(1)) await budget.handBack();
+      }
+      // Read now: one deleted meanwhile, or with a zero vector, is skipped (on PostgreSQL too).
+      const out: { id: string; vector: Float32Array }[] = [];
+      for (const id of chosen) {
+        const vector = state.index.vectorOf(id);
+        if (vector?.some((x) => x !== 0)) out.push({ id, vector: Float32Array.from(vector) });
       }
       return out;
     },
