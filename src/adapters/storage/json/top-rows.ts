@@ -7,11 +7,11 @@
  * can be told apart (vector-index.ts, `SlicedScan`).
  */
 export class TopRows<T> {
-  /** Min-heap: the root is the worst kept entry. */
-  private readonly scores: number[] = [];
-  private readonly ids: string[] = [];
-  private readonly items: T[] = [];
-  private readonly seqs: number[] = [];
+  /** Min-heap in parallel arrays (read them, never write): the root is the worst kept entry. */
+  readonly scores: number[] = [];
+  readonly ids: string[] = [];
+  readonly items: T[] = [];
+  readonly seqs: number[] = [];
   /** True once an entry was pushed out, or a row refused, for lack of room. */
   evicted = false;
 
@@ -56,11 +56,6 @@ export class TopRows<T> {
     }
     this.put(i, score, id, item, seq);
     return true;
-  }
-
-  /** Every kept entry, unordered. */
-  entries(): { score: number; id: string; item: T; seq: number }[] {
-    return this.scores.map((score, i) => ({ score, id: this.ids[i], item: this.items[i], seq: this.seqs[i] }));
   }
 
   private put(i: number, score: number, id: string, item: T, seq: number): void {

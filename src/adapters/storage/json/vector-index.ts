@@ -28,6 +28,8 @@ export const SCAN_ROWS_PER_UNIT = 32;
  * of the rows that would replace it (see SlicedScan).
  */
 const SLICED_PASSES = 3;
+/** Copying out one kept row: a fraction of a unit. */
+const COPY_COST = 0.25;
 
 export interface IndexHit<T> {
   id: string;
@@ -56,6 +58,12 @@ function positionsInOrder<T>(found: Candidates<T>): number[] {
 
 function hitOf<T>(found: Candidates<T>, i: number): IndexHit<T> {
   return { id: found.ids[i], item: found.items[i], score: found.scores[i] };
+}
+
+/** A sliced pass's best rows, and which of them are still fresh (by position in `top`). */
+interface Kept<T> {
+  top: TopRows<T>;
+  fresh: (i: number) => boolean;
 }
 
 /**
@@ -271,10 +279,9 @@ export class VectorIndex<T> {
     for (let pass = 1; pass <= SLICED_PASSES; pass++) {
       if (this.size > 0) this.checkDimension(unit);
       // Exact: k, not the current size (rows added during the scan count too).
-      const top = await this.scanInSlices(unit, exact ? k : rescore, exact, accept, budget);
-      if (top === null) continue;
-      if (exact) return { ids: top.map((e) => e.id), items: top.map((e) => e.item), scores: Float64Array.from(top, (e) => e.score) };
-      return this.rescoredInSlices(unit, top, budget);
+      const kept = await this.scanInSlices(unit, exact ? k : rescore, exact, accept, budget);
+      if (kept === null) continue;
+      return exact ? this.copiedInSlices(kept, budget) : this.rescoredInSlices(unit, kept, budget);
     }
     // Writes kept spoiling the passes: one scan without handing the loop back.
     this.checkDimension(unit);
@@ -285,7 +292,7 @@ export class VectorIndex<T> {
    * One sliced pass: the best `keep` rows (float scores when `exact`, else int8), unordered,
    * or null when a write made the pass incomplete (SlicedScan).
    */
-  private async scanInSlices(unit: Float32Array, keep: number, exact: boolean, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<{ id: string; item: T; score: number }[] | null> {
+  private async scanInSlices(unit: Float32Array, keep: number, exact: boolean, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<Kept<T> | null> {
     const scan: SlicedScan = { cursor: 0, seq: 0, invalidated: new Map(), revisit: new Set(), reset: false };
     const top = new TopRows<T>(keep);
     const fresh = (id: string, seq: number) => (scan.invalidated.get(id) ?? -1) <= seq;
@@ -328,8 +335,25 @@ export class VectorIndex<T> {
     } finally {
       this.scans.delete(scan);
     }
-    const kept = top.entries().filter((e) => fresh(e.id, e.seq));
-    return scan.reset || (kept.length < top.size && top.evicted) ? null : kept;
+    let stale = false;
+    for (let i = 0; i < top.size && !stale; i++) stale = !fresh(top.ids[i], top.seqs[i]);
+    return scan.reset || (stale && top.evicted) ? null : { top, fresh: (i) => fresh(top.ids[i], top.seqs[i]) };
+  }
+
+  /** The kept rows (fresh ones only) as candidates, copied in slices. */
+  private async copiedInSlices({ top, fresh }: Kept<T>, budget: WorkBudget): Promise<Candidates<T>> {
+    const ids: string[] = [];
+    const items: T[] = [];
+    const scores: number[] = [];
+    await budget.forRanges(top.size, (from, to) => {
+      for (let i = from; i < to; i++) {
+        if (!fresh(i)) continue;
+        ids.push(top.ids[i]);
+        items.push(top.items[i]);
+        scores.push(top.scores[i]);
+      }
+    }, COPY_COST);
+    return { ids, items, scores: Float64Array.from(scores) };
   }
 
   /** Hands the loop back in a sliced scan; the index may have changed shape meanwhile. */
@@ -354,11 +378,11 @@ export class VectorIndex<T> {
   }
 
   /** Each int8 candidate's exact score from the float rows, in slices; deleted ones drop out. */
-  private async rescoredInSlices(unit: Float32Array, top: { id: string; item: T }[], budget: WorkBudget): Promise<Candidates<T>> {
+  private async rescoredInSlices(unit: Float32Array, { top, fresh }: Kept<T>, budget: WorkBudget): Promise<Candidates<T>> {
     const ids: string[] = [];
     const items: T[] = [];
     const scores: number[] = [];
-    await budget.forRanges(top.length, (from, to) => {
+    await budget.forRanges(top.size, (from, to) => {
       if (this.size === 0) return;
       this.checkDimension(unit);
       // Views and offsets read per slice: the memory may have grown while the loop was handed back.
@@ -368,11 +392,11 @@ export class VectorIndex<T> {
       const matrixBytes = this.matrixOffsetFloats() * 4;
       const out = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
       for (let i = from; i < to; i++) {
-        const row = this.rowOf.get(top[i].id);
+        const row = fresh(i) ? this.rowOf.get(top.ids[i]) : undefined;
         if (row === undefined) continue;
         this.dots!(0, matrixBytes + row * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
-        ids.push(top[i].id);
-        items.push(top[i].item);
+        ids.push(top.ids[i]);
+        items.push(top.items[i]);
         scores.push(f[out]);
       }
     }, 1 + 1 / SCAN_ROWS_PER_UNIT);
