@@ -296,14 +296,26 @@ export class VectorIndex<T> {
     const scan: SlicedScan = { cursor: 0, seq: 0, invalidated: new Map(), revisit: new Set(), reset: false };
     const top = new TopRows<T>(keep);
     const fresh = (id: string, seq: number) => (scan.invalidated.get(id) ?? -1) <= seq;
-    /** Offers scored rows (a copy: rows may move while the loop is handed back) to the heap. */
-    const offer = async (scores: ArrayLike<number>, ids: string[], items: T[], seq: number) => {
-      for (let j = 0; j < ids.length; j++) {
-        const id = ids[j];
-        if (!top.admits(scores[j], id) || !fresh(id, seq)) continue;
-        if (accept !== undefined && !accept(items[j])) continue;
-        top.offer(scores[j], id, items[j], seq);
-        if (budget.charge(1)) await this.pauseScan(unit, budget);
+    /**
+     * Offers rows [from, to) to the heap, `scores[j]` being row from + j's. The rows are read
+     * from the index's own arrays until the first pause; what is left is copied just before it
+     * (rows may move, and the scratch be reused, while the loop is handed back).
+     */
+    const offer = async (scores: Float32Array, from: number, to: number, seq: number) => {
+      const n = to - from;
+      let [sc, ids, items] = [scores, this.rowIds, this.rowItems];
+      let [scoreAt, rowAt] = [0, from]; // row from + j is sc[scoreAt + j], ids[rowAt + j]
+      for (let j = 0; j < n; j++) {
+        const id = ids[rowAt + j];
+        if (!top.admits(sc[scoreAt + j], id) || !fresh(id, seq)) continue;
+        if (accept !== undefined && !accept(items[rowAt + j])) continue;
+        top.offer(sc[scoreAt + j], id, items[rowAt + j], seq);
+        if (!budget.charge(1)) continue;
+        if (ids === this.rowIds && j + 1 < n) {
+          [sc, ids, items] = [sc.slice(scoreAt + j + 1, scoreAt + n), ids.slice(rowAt + j + 1, rowAt + n), items.slice(rowAt + j + 1, rowAt + n)];
+          scoreAt = rowAt = -(j + 1);
+        }
+        await this.pauseScan(unit, budget);
       }
     };
     this.scans.add(scan);
@@ -319,18 +331,18 @@ export class VectorIndex<T> {
             // Resolved now: rows may have moved during the pause just made.
             const row = this.rowOf.get(id);
             if (row === undefined || row >= scan.cursor) continue;
-            const score = this.scoreRows(unit, row, row + 1, exact)[0];
+            const score = this.scoreRows(unit, row, row + 1, exact);
             budget.charge(1 + 1 / SCAN_ROWS_PER_UNIT);
-            await offer([score], [id], [this.rowItems[row]], scan.seq);
+            await offer(score, row, row + 1, scan.seq);
           }
         }
         if (scan.cursor >= this.size) break;
         const from = scan.cursor;
         const to = Math.min(this.size, from + Math.max(1, Math.floor((budget.room - 1) * SCAN_ROWS_PER_UNIT)));
-        const scores = this.scoreRows(unit, from, to, exact).slice();
+        const scores = this.scoreRows(unit, from, to, exact);
         scan.cursor = to;
         budget.charge(1 + (to - from) / SCAN_ROWS_PER_UNIT);
-        await offer(scores, this.rowIds.slice(from, to), this.rowItems.slice(from, to), scan.seq);
+        await offer(scores, from, to, scan.seq);
       }
     } finally {
       this.scans.delete(scan);
