@@ -99,7 +99,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   }, SET_COST);
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
   // Unordered: the candidates' order plays no part in their blend or ranking.
-  const keywordHits = state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false);
+  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget);
   const keywordOnly: string[] = [];
   await budget.forRanges(keywordHits.length, (from, to) => {
     for (let i = from; i < to; i++) if (!seen.has(keywordHits[i].id)) keywordOnly.push(keywordHits[i].id);
