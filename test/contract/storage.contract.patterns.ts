@@ -58,8 +58,12 @@ export function patternContract(current: () => Storage): void {
 
     it('sampleVectors: the ids at the ranks where floor(r · n / total) steps up, zero vectors skipped', async () => {
       const zero = new Set([10, 23]);
-      for (let n = 1; n <= 30; n++) await storage.patterns.insert(SCOPE_A, makePattern(n), zero.has(n) ? new Float32Array(DIM) : vec(1, n));
-      await storage.patterns.insert(SCOPE_B, makePattern(31), vec(1));
+      // Stored out of id order in one scope, in order in the other: the rule is by id either way.
+      for (let i = 0; i < 30; i++) {
+        const n = ((i * 7) % 30) + 1;
+        await storage.patterns.insert(SCOPE_A, makePattern(n), zero.has(n) ? new Float32Array(DIM) : vec(1, n));
+      }
+      for (let n = 1; n <= 30; n++) await storage.patterns.insert(SCOPE_B, makePattern(n), zero.has(n) ? new Float32Array(DIM) : vec(1, n));
       const picked = (want: number) => Array.from({ length: 30 }, (_, r) => r)
         .filter((r) => r === 0 || Math.floor((r * want) / 30) !== Math.floor(((r - 1) * want) / 30))
         .map((r) => pid(r + 1))
@@ -73,6 +77,7 @@ export function patternContract(current: () => Storage): void {
         const want = vec(1, n);
         for (let i = 0; i < DIM; i++) expect(vector[i]).toBeCloseTo(want[i], 6);
       }
+      expect((await storage.patterns.sampleVectors(SCOPE_B, 7)).map((s) => s.id)).toEqual(picked(7));
       expect((await storage.patterns.sampleVectors(SCOPE_A, 50)).map((s) => s.id)).toEqual(picked(50));
       expect(await storage.patterns.sampleVectors(SCOPE_A, 0)).toEqual([]);
       expect(await storage.patterns.sampleVectors(SCOPE_C, 5)).toEqual([]);

@@ -270,17 +270,23 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       const state = registry.forRead(scope)?.state;
       const want = Math.floor(n);
       if (!state || !(want > 0)) return [];
-      // Ids in order in slices (a project's first recall fits its tier policy on this sample).
+      // Ids in order, in slices (a project's first recall fits its tier policy on this sample).
+      // Ids are time-ordered and the map keeps insertion order, so they are usually in order
+      // already: checked first, and sorted only when not (an import of older ids, a re-learn).
       const budget = searchBudget();
       const ids = [...state.patterns.keys()];
       const total = ids.length;
-      const order = await sortInSlices(ids, compare, budget);
+      let inOrder = true;
+      await budget.forRanges(total - 1, (from, to) => {
+        for (let i = from; i < to && inOrder; i++) inOrder = ids[i] < ids[i + 1];
+      }, SET_COST);
+      const order = inOrder ? null : await sortInSlices(ids, compare, budget);
       const chosen: string[] = [];
       for (let r = 0; r < total; r++) {
-        const id = order.next()!;
+        const id = order ? order.next()! : ids[r];
         // The ranks where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
         if (r === 0 || Math.floor((r * want) / total) !== Math.floor(((r - 1) * want) / total)) chosen.push(id);
-        if (budget.charge(1)) await budget.handBack();
+        if (budget.charge(order ? 1 : 1 / 16)) await budget.handBack();
       }
       // Read now: one deleted meanwhile, or with a zero vector, is skipped (on PostgreSQL too).
       const out: { id: string; vector: Float32Array }[] = [];
