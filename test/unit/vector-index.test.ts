@@ -208,6 +208,21 @@ describe('JSON vector index: writes while a sliced search is handed back', () =>
     await expectFinalStateAnswer(index, q, 3, [...wait, () => index.remove(id(6))]);
   });
 
+  it('a kept row deleted at every pause (passes repeated, or one scan in one go at the end): still the final answer', async () => {
+    const index = filled(clustered(1_500, 30, 0.03, 31));
+    const q = clustered(1, 30, 0.03, 32)[0];
+    // At every pause of a scan: delete the best row now (one each pass has kept, once past its first block).
+    let deletes = 0;
+    const budget = new WorkBudget(async () => {
+      if (index.scanning === 0) return;
+      index.remove(index.search(q, 1)[0].id);
+      deletes++;
+    }, 8);
+    const hits = await index.searchInSlices(q, 3, undefined, budget);
+    expect(deletes).toBeGreaterThan(3 * 6); // several pauses in each of the sliced passes
+    expect(hits).toEqual(index.search(q, 3));
+  });
+
   it('a row added after a delete while the last block is being offered is still scanned', async () => {
     // One block holds every row; keeping 100 of them pauses mid-block (a unit each).
     const index = filled(clustered(200, 10, 0.03, 29));
