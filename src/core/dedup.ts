@@ -81,7 +81,10 @@ export class NearDuplicateFilter<T> {
  */
 export function nearDuplicateSets(a: ReadonlySet<string>, b: ReadonlySet<string>, threshold: number): boolean {
   if (a.size === 0 || b.size === 0) return false;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  // Not destructured from a pair: recall compares each candidate with every kept match, and
+  // the pair arrays were a good share of a deep page's garbage.
+  const small = a.size <= b.size ? a : b;
+  const large = small === a ? b : a;
   // Jaccard ≤ |small| / |large|: sets of too different sizes cannot be near-duplicates.
   if (small.size <= threshold * large.size) return false;
   const needed = (threshold * (a.size + b.size)) / (1 + threshold);

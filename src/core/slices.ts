@@ -33,6 +33,11 @@ export class WorkBudget {
     return this.used >= this.perTurn;
   }
 
+  /** What is left of this turn's share (at most perTurn; zero or less once it is spent). */
+  get room(): number {
+    return this.perTurn - this.used;
+  }
+
   /** Counts `units` of work just done; pauses once this turn's share is spent. */
   async spend(units: number): Promise<void> {
     if (this.charge(units)) await this.handBack();

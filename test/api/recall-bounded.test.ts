@@ -13,6 +13,7 @@ import { FAMILIES, FAMILY_TASKS, seedNearDuplicates } from '../../bench/near-dup
 import { MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
 import { WORK_PER_TURN } from '../../src/core/slices.js';
 import { tokenJaccard } from '../../src/core/text.js';
+import { fitProject } from '../../src/services/tier-policy.js';
 import { requirePostgres } from '../support/pg.js';
 import { jsonHarness, pgHarness, type Harness } from './both-storages.js';
 import { perFileDatabase } from './db-auth-helpers.js';
@@ -22,8 +23,9 @@ import { perFileDatabase } from './db-auth-helpers.js';
 // so unbounded work fails fast instead of hanging.
 //
 // Work per turn of the event loop: `turn.work` adds up per-candidate steps of every recall stage
-// (a storage's candidate rows: a dot product (JSON) or a timestamp read (PostgreSQL); a BM25 of
-// a task; a token set; a task comparison; and every element of every array sorted) and is reset
+// (a storage's candidate rows: a dot product (JSON) or a timestamp read (PostgreSQL); the JSON
+// vector index's kernel calls, rows scored and rows kept; a BM25 of a task; a token set; a task
+// comparison; and every element of every array sorted) and is reset
 // by a setImmediate ticker once per turn, so `turn.max` is the most work done without the loop
 // getting a turn in between.
 const { count, tally, turn, step, counted } = vi.hoisted(() => {
@@ -64,6 +66,36 @@ vi.mock('../../src/core/bm25.js', async (importOriginal) => {
 vi.mock('../../src/core/hybrid.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/core/hybrid.js')>();
   return { ...real, dot: counted(real.dot) };
+});
+// The JSON vector index's selection: each kernel call (one per block of rows scanned, or per
+// candidate re-scored) is a step, plus a step per ROWS_PER_STEP rows it scores (a row's dot
+// product is a small fraction of a candidate's work at a stage: about 0.1 µs as int8, 0.03 µs
+// per float dimension group), and each row kept among the best (filter + heap) is a step.
+const ROWS_PER_STEP = 32;
+vi.mock('../../src/adapters/storage/json/dot-kernel.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/dot-kernel.js')>();
+  type Dots = ReturnType<typeof real.createDots>;
+  const countedDots = (dots: Dots): Dots => (q, m, n, strideBytes, out) => {
+    step(1 + n / ROWS_PER_STEP);
+    dots(q, m, n, strideBytes, out);
+  };
+  return {
+    ...real,
+    createDots: (...args: Parameters<typeof real.createDots>) => countedDots(real.createDots(...args)),
+    createInt8Dots: (...args: Parameters<typeof real.createInt8Dots>) => countedDots(real.createInt8Dots(...args)),
+  };
+});
+vi.mock('../../src/adapters/storage/json/top-rows.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/top-rows.js')>();
+  return {
+    ...real,
+    TopRows: class<T> extends real.TopRows<T> {
+      override offer(score: number, id: string, item: T, seq: number): boolean {
+        step(1);
+        return super.offer(score, id, item, seq);
+      }
+    },
+  };
 });
 vi.mock('../../src/adapters/storage/postgres/rows.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/adapters/storage/postgres/rows.js')>();
@@ -137,7 +169,7 @@ if (hasPg) HARNESSES.push(['postgres', () => pgHarness(database)]);
 interface Match { pattern_key: string; score: number; pattern: { task: string } }
 interface Answer { matches: Match[]; has_more: boolean; next_offset: number | null }
 
-describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical patterns (%s)', (_name, start) => {
+describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical patterns (%s)', (name, start) => {
   let t: Harness;
   /**
    * k of every storage search for candidates during the current recall (hybrid: the larger of
@@ -245,6 +277,22 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
     expect(comparisons).toBeLessThanOrEqual(PATTERNS * FAMILIES);
     // Work for every pattern at several stages, yet never more than a few slices of it per turn.
     expect(work).toBeGreaterThan(3 * PATTERNS);
+    expect(perTurn).toBeLessThanOrEqual(MAX_WORK_PER_TURN);
+  });
+
+  it("fitting the project's tier policy (its sample of the project, then its searches) hands the loop back too", async () => {
+    // What a project's first recall awaits (beforeAll's recall did it unmeasured): sampling
+    // 100 of the 10,000 patterns in id order, then a neighbour search for each.
+    let fit!: Awaited<ReturnType<typeof fitProject>>;
+    const perTurn = await maxWorkPerTurn(async () => {
+      fit = await fitProject(t.app.deps, SCOPE, PATTERNS);
+    });
+    expect(fit.sampled).toBe(100);
+    expect(fit.threshold).not.toBeNull();
+    // On JSON the process orders the 10,000 ids and each search scans the 10,000 rows (on
+    // PostgreSQL the database does).
+    if (name === 'json') expect(turn.total).toBeGreaterThan(PATTERNS);
+    expect(perTurn).toBeGreaterThan(0);
     expect(perTurn).toBeLessThanOrEqual(MAX_WORK_PER_TURN);
   });
 

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/core/types.js';
 import type { Storage } from '../../src/ports/storage.js';
 import {
-  angled, at, collect, hitIds, ids, makePattern, pid, SCOPE_A, SCOPE_B, SCOPE_C, vec,
+  angled, at, collect, DIM, hitIds, ids, makePattern, pid, SCOPE_A, SCOPE_B, SCOPE_C, vec,
 } from './storage.contract.fixtures.js';
 
 export function patternContract(current: () => Storage): void {
@@ -54,6 +54,33 @@ export function patternContract(current: () => Storage): void {
       await expect(storage.patterns.insert(SCOPE_A, makePattern(1, { task: 'dup' }), vec(0, 1))).rejects.toThrow();
       expect((await storage.patterns.get(SCOPE_A, pid(1)))!.task).toBe('task number 1');
       expect(await storage.patterns.count(SCOPE_A)).toBe(1);
+    });
+
+    it('sampleVectors: the ids at the ranks where floor(r · n / total) steps up, zero vectors skipped', async () => {
+      const zero = new Set([10, 23]);
+      // Stored out of id order in one scope, in order in the other: the rule is by id either way.
+      for (let i = 0; i < 30; i++) {
+        const n = ((i * 7) % 30) + 1;
+        await storage.patterns.insert(SCOPE_A, makePattern(n), zero.has(n) ? new Float32Array(DIM) : vec(1, n));
+      }
+      for (let n = 1; n <= 30; n++) await storage.patterns.insert(SCOPE_B, makePattern(n), zero.has(n) ? new Float32Array(DIM) : vec(1, n));
+      const picked = (want: number) => Array.from({ length: 30 }, (_, r) => r)
+        .filter((r) => r === 0 || Math.floor((r * want) / 30) !== Math.floor(((r - 1) * want) / 30))
+        .map((r) => pid(r + 1))
+        .filter((id) => !zero.has(Number(id.slice(1))));
+      const sample = await storage.patterns.sampleVectors(SCOPE_A, 7);
+      // Ranks 0, 5, 9, 13, 18, 22, 26: pid(10) and pid(23) hold zero vectors.
+      expect(sample.map((s) => s.id)).toEqual([pid(1), pid(6), pid(14), pid(19), pid(27)]);
+      expect(sample.map((s) => s.id)).toEqual(picked(7));
+      for (const { id, vector } of sample) {
+        const n = Number(id.slice(1));
+        const want = vec(1, n);
+        for (let i = 0; i < DIM; i++) expect(vector[i]).toBeCloseTo(want[i], 6);
+      }
+      expect((await storage.patterns.sampleVectors(SCOPE_B, 7)).map((s) => s.id)).toEqual(picked(7));
+      expect((await storage.patterns.sampleVectors(SCOPE_A, 50)).map((s) => s.id)).toEqual(picked(50));
+      expect(await storage.patterns.sampleVectors(SCOPE_A, 0)).toEqual([]);
+      expect(await storage.patterns.sampleVectors(SCOPE_C, 5)).toEqual([]);
     });
 
     it('getMany returns the present ones and skips missing ids', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordIndex } from '../../src/adapters/storage/json/keyword-index.js';
 import { bm25OfText, distinctTerms, selectiveTerms } from '../../src/core/bm25.js';
+import { WorkBudget } from '../../src/core/slices.js';
 
 /**
  * The JSON keyword index keeps each posting's BM25 contributions between queries
@@ -53,5 +54,28 @@ describe('JSON keyword index: cached BM25 contributions', () => {
       const stats = index.stats(terms);
       for (const hit of index.top(terms, 3)) expect(hit.score).toBe(bm25OfText(selectiveTerms(terms, stats), docs.get(hit.id)!, stats));
     }
+  });
+});
+
+describe('JSON keyword index: topInSlices', () => {
+  it("gives top's hits and scores (unordered), pausing between slices, filtered or not", async () => {
+    const index = new KeywordIndex();
+    const words = ['parse', 'csv', 'json', 'logs', 'resize', 'images', 'merge', 'files', 'stream', 'lines'];
+    // Many equal scores: ties are broken by id, the same way in both.
+    for (let i = 0; i < 3_000; i++) index.set(`p${String(i).padStart(5, '0')}`, `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} item`);
+    let pauses = 0;
+    const budget = new WorkBudget(async () => {
+      pauses++;
+    }, 32);
+    const byId = (hits: { id: string; score: number }[]) => [...hits].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const even = (id: string) => Number(id.slice(1)) % 2 === 0;
+    for (const query of ['parse csv', 'json logs files', 'resize']) {
+      const terms = distinctTerms(query);
+      for (const k of [5, 300, 2_500, 10_000]) {
+        expect(byId(await index.topInSlices(terms, k, undefined, budget))).toEqual(byId(index.top(terms, k, undefined, false)));
+        expect(byId(await index.topInSlices(terms, k, even, budget))).toEqual(byId(index.top(terms, k, even, false)));
+      }
+    }
+    expect(pauses).toBeGreaterThan(50);
   });
 });

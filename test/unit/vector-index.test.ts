@@ -147,3 +147,112 @@ describe('JSON vector index (int8 candidates, exact re-score)', () => {
     }
   });
 });
+
+describe('JSON vector index: writes while a sliced search is handed back', () => {
+  const id = (i: number) => `p${String(i).padStart(6, '0')}`;
+
+  /**
+   * Runs searchInSlices with a budget whose pauses make the writes of `writes` (one batch per
+   * pause, while the search is still scanning), then expects exactly what a one-go search on
+   * the final state gives: every row present at the end scored once, with its current vector.
+   */
+  async function expectFinalStateAnswer(
+    index: VectorIndex<{ n: number }>, q: Float32Array, k: number, writes: (() => void)[], accept?: (item: { n: number }) => boolean,
+  ): Promise<void> {
+    let pauses = 0;
+    let written = 0;
+    const budget = new WorkBudget(async () => {
+      pauses++;
+      if (index.scanning > 0 && written < writes.length) writes[written++]();
+    }, 8);
+    const hits = await index.searchInSlices(q, k, accept, budget);
+    expect(written).toBe(writes.length); // every write landed mid-scan
+    expect(pauses).toBeGreaterThan(writes.length);
+    expect(hits).toEqual(index.search(q, k, accept));
+    expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
+  }
+
+  for (const [name, rows, k] of [['float scan', 1_500, 25], ['int8 scan + exact re-score', 3_000, 10]] as const) {
+    it(`${name}: inserts, rewrites and deletes (rows moved into scanned holes) are all seen`, async () => {
+      const vectors = clustered(rows, 30, 0.03, 20);
+      const q = clustered(1, 30, 0.03, 21)[0];
+      const index = filled(vectors);
+      const near = (seed: number) => unit(Float32Array.from(q, (x, i) => x + 0.001 * Math.sin(seed + i)));
+      // The last rows are the best matches: a delete near the front moves them into scanned holes.
+      for (let i = rows - 3; i < rows; i++) index.set(id(i), { n: i }, near(i));
+      const best = index.search(q, k).map((h) => h.id);
+      await expectFinalStateAnswer(index, q, k, [
+        () => index.remove(id(0)), // the last row moves to row 0, already scanned
+        () => index.remove(id(1)),
+        () => index.set('z-new', { n: -1 }, Float32Array.from(q)), // appended: scanned later
+        () => index.remove(best[3]), // a row the search had probably kept
+        () => index.set(id(2), { n: 2 }, near(99)), // rewritten below the cursor: scanned again
+        () => index.set(best[5], { n: 5 }, unit(Float32Array.from(q, (x) => -x))), // a kept row now the worst
+      ]);
+      const hits = index.search(q, k).map((h) => h.id);
+      expect(hits).toContain('z-new');
+      expect(hits).toContain(id(rows - 1));
+      expect(hits).toContain(id(2));
+      expect(hits).not.toContain(best[3]);
+      expect(hits).not.toContain(best[5]);
+    });
+  }
+
+  it('scans again when a kept row is deleted after the rows that would replace it were let go', async () => {
+    const index = filled(clustered(1_500, 30, 0.03, 27));
+    const q = clustered(1, 30, 0.03, 28)[0];
+    // The three best rows sit in the first block: kept, with every later row refused for room.
+    for (const i of [5, 6, 7]) index.set(id(i), { n: i }, unit(Float32Array.from(q, (x, j) => x + 0.001 * Math.cos(i * j))));
+    // Deleted a few pauses in, once the first block has been offered in full.
+    const wait = Array.from({ length: 5 }, () => () => undefined);
+    await expectFinalStateAnswer(index, q, 3, [...wait, () => index.remove(id(6))]);
+  });
+
+  it('a kept row deleted at every pause (passes repeated, or one scan in one go at the end): still the final answer', async () => {
+    const index = filled(clustered(1_500, 30, 0.03, 31));
+    const q = clustered(1, 30, 0.03, 32)[0];
+    // At every pause of a scan: delete the best row now (one each pass has kept, once past its first block).
+    let deletes = 0;
+    const budget = new WorkBudget(async () => {
+      if (index.scanning === 0) return;
+      index.remove(index.search(q, 1)[0].id);
+      deletes++;
+    }, 8);
+    const hits = await index.searchInSlices(q, 3, undefined, budget);
+    expect(deletes).toBeGreaterThan(3 * 6); // several pauses in each of the sliced passes
+    expect(hits).toEqual(index.search(q, 3));
+  });
+
+  it('a row added after a delete while the last block is being offered is still scanned', async () => {
+    // One block holds every row; keeping 100 of them pauses mid-block (a unit each).
+    const index = filled(clustered(200, 10, 0.03, 29));
+    const q = clustered(1, 10, 0.03, 30)[0];
+    await expectFinalStateAnswer(index, q, 100, [() => {
+      index.remove(id(10));
+      index.set('z-new', { n: -1 }, Float32Array.from(q));
+    }]);
+  });
+
+  it('keeps up with a write at every pause (a stream of learns and deletes), filtered or not', async () => {
+    const vectors = clustered(3_000, 30, 0.03, 22);
+    const index = filled(vectors);
+    const extra = clustered(400, 30, 0.03, 23);
+    for (const [k, accept] of [[10, undefined], [50, (item: { n: number }) => item.n % 2 === 0], [900, undefined]] as const) {
+      const q = clustered(1, 30, 0.03, 24 + k)[0];
+      const writes = extra.slice(0, 10).map((v, i) => () => {
+        index.set(`x${k}-${i}`, { n: 10_000 + i }, v);
+        index.remove(id(7 * i + k));
+      });
+      await expectFinalStateAnswer(index, q, k, writes, accept);
+    }
+  });
+
+  it('a sliced search of a dimension that changed meanwhile fails like a new search would', async () => {
+    const index = filled(clustered(1_000, 10, 0.03, 25));
+    const q = clustered(1, 10, 0.03, 26)[0];
+    const budget = new WorkBudget(async () => {
+      if (index.scanning > 0) index.set('other', { n: 0 }, unit(Float32Array.from({ length: 64 }, (_, i) => i + 1)));
+    }, 8);
+    await expect(index.searchInSlices(q, 10, undefined, budget)).rejects.toThrow(/dimensions/);
+  });
+});

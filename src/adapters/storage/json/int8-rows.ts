@@ -72,14 +72,24 @@ export class Int8Rows {
    * the next call. Only their order matters (the query's own scale is left out).
    */
   scores(unit: Float32Array, n: number): Float32Array {
+    return this.scoresOf(unit, 0, n);
+  }
+
+  /**
+   * `scores` of rows [from, to) only, at [0, to - from) of the same scratch: a sliced search
+   * scans a block of rows per turn of the event loop, writing the query again each time (another
+   * search may have used the query slot in between).
+   */
+  scoresOf(unit: Float32Array, from: number, to: number): Float32Array {
+    const n = to - from;
     // The query widened to i16 once here, so the kernel need not widen it for every row.
     quantise(unit, new Int16Array(this.memory!.buffer, 0, this.strideBytes), 0, this.strideBytes);
     const out = this.queryBytes() + this.capacity * this.strideBytes;
-    this.dots!(0, this.queryBytes(), n, this.strideBytes, out);
+    this.dots!(0, this.rowOffset(from), n, this.strideBytes, out);
     const dots = new Int32Array(this.memory!.buffer, out, n);
     const approx = this.approx;
     const scales = this.scales;
-    for (let r = 0; r < n; r++) approx[r] = dots[r] * scales[r];
+    for (let i = 0; i < n; i++) approx[i] = dots[i] * scales[from + i];
     return approx.subarray(0, n);
   }
 

@@ -1,4 +1,9 @@
 import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../core/bm25.js';
+import type { WorkBudget } from '../../../core/slices.js';
+import { TopRows } from './top-rows.js';
+
+/** Posting entries added up (or documents copied out) per unit of a WorkBudget: a few ns each. */
+const SUMS_PER_UNIT = 64;
 
 export interface KeywordHit {
   id: string;
@@ -143,6 +148,50 @@ export class KeywordIndex {
       if (score > 0 && (accept === undefined || accept(this.ids[slot]))) heap.offer(slot, score);
     }
     return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
+  }
+
+  /**
+   * `top(terms, k, accept, false)` in slices of `budget` (hybrid recall's keyword side: at a
+   * deep offset k is most of the scope). The scores are added up in one go (the index's
+   * scratch arrays are shared), copied out with each document's id, and the best k are then
+   * chosen in slices; a document deleted meanwhile is dropped by the caller, which reads
+   * every candidate's record after.
+   */
+  async topInSlices(terms: readonly string[], k: number, accept: ((id: string) => boolean) | undefined, budget: WorkBudget): Promise<KeywordHit[]> {
+    if (k <= 0 || this.docs === 0) return [];
+    const stats = this.stats(terms);
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+    let added = 0;
+    for (const term of selectiveTerms(terms, stats)) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const contributions = this.contributionsOf(posting, stats);
+      const { slots, size } = posting;
+      for (let i = 0; i < size; i++) {
+        const slot = slots[i];
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot] += contributions[i];
+      }
+      added += size;
+    }
+    const found = new Float64Array(touchedCount);
+    const ids = new Array<string>(touchedCount);
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i];
+      found[i] = scores[slot];
+      ids[i] = this.ids[slot];
+      scores[slot] = 0;
+    }
+    budget.charge((added + touchedCount) / SUMS_PER_UNIT);
+    const heap = new TopRows<null>(k);
+    await budget.forRanges(touchedCount, (from, to) => {
+      for (let i = from; i < to; i++) {
+        if (found[i] > 0 && heap.admits(found[i], ids[i]) && (accept === undefined || accept(ids[i]))) heap.offer(found[i], ids[i], null, 0);
+      }
+    });
+    return heap.ids.map((id, i) => ({ id, score: heap.scores[i] }));
   }
 
   /**

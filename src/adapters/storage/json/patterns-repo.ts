@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConflictError } from '../../../core/errors.js';
-import { WorkBudget } from '../../../core/slices.js';
+import { sortInSlices, WorkBudget } from '../../../core/slices.js';
 import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
 import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
@@ -55,6 +55,9 @@ function checkedUnits(items: readonly { record: { id: string }; vector: unknown 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
 
+/** A set insert or lookup per candidate: a fraction of a unit of work (core/slices.ts). */
+const SET_COST = 0.25;
+
 /** Work done between two turns of the event loop (core/slices.ts): a search may cover a whole scope. */
 const searchBudget = () => new WorkBudget(() => nextTurn());
 
@@ -88,24 +91,30 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   };
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
-  // id → cosine when the vector scan already computed it.
-  const ids = new Map<string, number | null>();
-  if (unit && query.vectorK > 0) {
-    for (const hit of await nearest(registry, scope, unit, query.vectorK, query.filter, budget)) ids.set(hit.id, hit.score);
-  }
+  // The vector scan's rows (with their cosine), then the keyword rows it did not find.
+  const scanned = unit && query.vectorK > 0 ? await nearest(registry, scope, unit, query.vectorK, query.filter, budget) : [];
+  const seen = new Set<string>();
+  await budget.forRanges(scanned.length, (from, to) => {
+    for (let i = from; i < to; i++) seen.add(scanned[i].id);
+  }, SET_COST);
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
   // Unordered: the candidates' order plays no part in their blend or ranking.
-  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false)) if (!ids.has(hit.id)) ids.set(hit.id, null);
+  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget);
+  const keywordOnly: string[] = [];
+  await budget.forRanges(keywordHits.length, (from, to) => {
+    for (let i = from; i < to; i++) if (!seen.has(keywordHits[i].id)) keywordOnly.push(keywordHits[i].id);
+  }, SET_COST);
   const window = Math.floor(query.evalWindow);
-  const found = [...ids];
   const candidates: HybridCandidate[] = [];
+  const total = scanned.length + keywordOnly.length;
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
-  await budget.forRanges(found.length, (from, to) => {
-    for (const [id, scanned] of found.slice(from, to)) {
+  await budget.forRanges(total, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const id = i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length];
       const record = state.patterns.get(id);
       if (!record) continue;
       const vector = state.index.vectorOf(id);
-      const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
+      const cosine = i < scanned.length ? scanned[i].score : unit && vector && vector.length === unit.length ? dot(unit, vector) : 0;
       candidates.push({
         id,
         task: record.task,
@@ -261,13 +270,29 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       const state = registry.forRead(scope)?.state;
       const want = Math.floor(n);
       if (!state || !(want > 0)) return [];
-      const ids = [...state.patterns.keys()].filter((id) => state.index.vectorOf(id)?.some((x) => x !== 0)).sort();
-      // The rows where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
-      const out: { id: string; vector: Float32Array }[] = [];
+      // Ids in order, in slices (a project's first recall fits its tier policy on this sample).
+      // Ids are time-ordered and the map keeps insertion order, so they are usually in order
+      // already: checked first, and sorted only when not (an import of older ids, a re-learn).
+      const budget = searchBudget();
+      const ids = [...state.patterns.keys()];
       const total = ids.length;
-      for (let r = 0; r < total && out.length < want; r++) {
-        if (r > 0 && Math.floor((r * want) / total) === Math.floor(((r - 1) * want) / total)) continue;
-        out.push({ id: ids[r], vector: Float32Array.from(state.index.vectorOf(ids[r])!) });
+      let inOrder = true;
+      await budget.forRanges(total - 1, (from, to) => {
+        for (let i = from; i < to && inOrder; i++) inOrder = ids[i] < ids[i + 1];
+      }, SET_COST);
+      const order = inOrder ? null : await sortInSlices(ids, compare, budget);
+      const chosen: string[] = [];
+      for (let r = 0; r < total; r++) {
+        const id = order ? order.next()! : ids[r];
+        // The ranks where floor(r · n / total) steps up: the same rule as the PostgreSQL query.
+        if (r === 0 || Math.floor((r * want) / total) !== Math.floor(((r - 1) * want) / total)) chosen.push(id);
+        if (budget.charge(order ? 1 : 1 / 16)) await budget.handBack();
+      }
+      // Read now: one deleted meanwhile, or with a zero vector, is skipped (on PostgreSQL too).
+      const out: { id: string; vector: Float32Array }[] = [];
+      for (const id of chosen) {
+        const vector = state.index.vectorOf(id);
+        if (vector?.some((x) => x !== 0)) out.push({ id, vector: Float32Array.from(vector) });
       }
       return out;
     },

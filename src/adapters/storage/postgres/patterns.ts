@@ -209,16 +209,22 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     async sampleVectors(scope, n) {
       const want = Math.floor(n);
       if (!(want > 0)) return [];
-      // Every (count / n)-th pattern in id order; the window runs over ids only (primary key).
+      // The ranks where floor(r · n / total) steps up, in id order (the JSON storage's rule):
+      // chosen from the ids alone (the primary key, an index-only scan), then only the chosen
+      // rows' vectors read; one with a zero vector is skipped, as on JSON.
       const res = await db.query<{ id: string; embedding: string }>(
         `WITH ranked AS (
            SELECT id, row_number() OVER (ORDER BY id) - 1 AS r, count(*) OVER () AS total
-           FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND vector_norm(embedding) > 0
+           FROM patterns WHERE tenant_id = $1 AND project_id = $2
+         ), chosen AS (
+           SELECT id FROM ranked
+           WHERE r = 0 OR floor(r * $3::float8 / total) <> floor((r - 1) * $3::float8 / total)
+           ORDER BY id LIMIT $3
          )
-         SELECT p.id, l2_normalize(p.embedding)::text AS embedding FROM ranked k
-         JOIN patterns p ON p.tenant_id = $1 AND p.project_id = $2 AND p.id = k.id
-         WHERE floor(k.r * $3::float8 / k.total) <> floor((k.r - 1) * $3::float8 / k.total) OR k.r = 0
-         ORDER BY p.id LIMIT $3`,
+         SELECT p.id, l2_normalize(p.embedding)::text AS embedding FROM chosen c
+         JOIN patterns p ON p.tenant_id = $1 AND p.project_id = $2 AND p.id = c.id
+         WHERE vector_norm(p.embedding) > 0
+         ORDER BY p.id`,
         [scope.tenant_id, scope.project_id, want],
         'patterns.sampleVectors',
       );
