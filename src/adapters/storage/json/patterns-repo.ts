@@ -97,15 +97,17 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   // Unordered: the candidates' order plays no part in their blend or ranking.
   for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false)) if (!ids.has(hit.id)) ids.set(hit.id, null);
   const window = Math.floor(query.evalWindow);
-  const found = [...ids];
+  const found = [...ids.keys()];
+  const scanned = [...ids.values()];
   const candidates: HybridCandidate[] = [];
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(found.length, (from, to) => {
-    for (const [id, scanned] of found.slice(from, to)) {
+    for (let i = from; i < to; i++) {
+      const id = found[i];
       const record = state.patterns.get(id);
       if (!record) continue;
       const vector = state.index.vectorOf(id);
-      const cosine = scanned ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
+      const cosine = scanned[i] ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
       candidates.push({
         id,
         task: record.task,
