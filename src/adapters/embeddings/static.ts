@@ -48,6 +48,7 @@ export class StaticEmbedder implements Embedder {
   private readonly logger: Logger;
   private loading: Promise<LoadedModel> | null = null;
   private dimension = DEFAULT_DIMENSION;
+  private sum = new Float64Array(0);
 
   constructor(private readonly opts: StaticEmbedderOptions) {
     this.maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
@@ -76,7 +77,10 @@ export class StaticEmbedder implements Embedder {
   }
 
   private embedOne({ tokenizer, table, skipped, words }: LoadedModel, text: string): Float32Array {
-    const sum = new Float64Array(table.dimension);
+    // One sum reused (this runs start to end without a pause): a fresh 3 KB buffer per query
+    // was an allocation outside the JS heap, freed only by a later garbage collection.
+    if (this.sum.length !== table.dimension) this.sum = new Float64Array(table.dimension);
+    const sum = this.sum.fill(0);
     for (const id of words?.ids(text, this.maxTokens) ?? this.tokenIds(tokenizer, text)) {
       if (!skipped.has(id)) table.addRow(id, sum);
     }
