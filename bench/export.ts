@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { buildServer } from '../server/app.js';
 import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import type { PatternRecord } from '../src/core/types.js';
 import type { Embedder } from '../src/ports/embedder.js';
 import { STORAGE_FACTORIES } from './storages.js';

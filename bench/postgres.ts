@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrateUp } from '../src/adapters/migrations/index.js';
 import { createPostgresStorage } from '../src/adapters/storage/postgres/index.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/index.js';
 import type { Storage } from '../src/ports/storage.js';
 import type { BenchStorage } from './storages.js';
 

@@ -1,5 +1,5 @@
 import { createEmbedder } from '../src/adapters/embeddings/index.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { Bm25Scorer, distinctTerms } from '../src/core/bm25.js';
 import { firstFetch } from '../src/core/dedup.js';
 import { blendCandidates, unitVector, type HybridCandidateSet } from '../src/core/hybrid.js';

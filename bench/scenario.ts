@@ -1,5 +1,5 @@
 import { createEmbedder, type CachedEmbedder } from '../src/adapters/embeddings/index.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { percentile } from '../src/core/stats.js';
 import type { PatternRecord, Scope } from '../src/core/types.js';
 import { systemClock } from '../src/ports/clock.js';

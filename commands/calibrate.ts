@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { CalibrationSetFile } from '../src/contracts/calibration.js';
 import type { Distribution, Share, TierOutcome } from '../src/core/calibration.js';
 import type { CalibrationReport } from '../src/services/calibrate.js';

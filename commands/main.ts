@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { attachContext, exitCodeOf, processIo, type Io } from './shared/context.js';
-import { loadClientEnvWithFile } from '../src/config.js';
+import { loadClientEnvWithFile } from '../src/config/client.js';
 import { readEnvFile, envFileArgument } from './shared/env-file.js';
 import { EXIT_CODE_HELP, ExitCode, exitCodeFor } from './shared/exit-codes.js';
 import { printError } from './shared/print-error.js';

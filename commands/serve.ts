@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/index.js';
 import { action, ioOf, type Io } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { integerIn } from './shared/options.js';

@@ -42,7 +42,7 @@ const LAYERS = [
   {
     layer: 'src/services/',
     project: ['src/core/', 'src/ports/', 'src/contracts/', 'src/services/'],
-    typeOnly: ['src/config'],
+    typeOnly: ['src/config/'],
     advice:
       'services use core, ports, contracts and other services; reach adapters through a port in ServiceDeps (wired in src/app.ts), settings through deps.config (import type { Config } only)',
   },

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const build = resolve(root, process.argv[2] ?? 'dist');
 const load = (rel) => import(pathToFileURL(join(build, rel)).href);
-const { loadConfig } = await load('src/config.js');
+const { loadConfig } = await load('src/config/index.js');
 const { createApp } = await load('src/app.js');
 const { buildServer } = await load('server/app.js');
 const { registeredRoutes } = await load('server/route-registry.js');

@@ -1,4 +1,4 @@
-import { ConfigError, effectiveAuthMode, type Config } from './config.js';
+import { ConfigError, effectiveAuthMode, type Config } from './config/index.js';
 import { importOptional } from './core/optional-module.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
 import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
@@ -9,7 +9,7 @@ import { createLlm } from './adapters/llm/index.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { openWhenReachable, type Opened } from './adapters/storage/connect.js';
 import type { PostgresPool } from './adapters/storage/postgres/pool.js';
-import { configuredSecrets } from './config-secrets.js';
+import { configuredSecrets } from './config/secrets.js';
 import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { createOidcVerifier } from './adapters/oidc/verifier.js';
 import { createTracer, traceEmbedder, traceStorage } from './adapters/telemetry/index.js';

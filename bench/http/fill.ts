@@ -1,5 +1,5 @@
 import { createEmbedder } from '../../src/adapters/embeddings/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { PatternRecord, Scope } from '../../src/core/types.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import { newId } from '../../src/services/ids.js';

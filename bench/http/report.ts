@@ -50,12 +50,12 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 
 /** The PostgreSQL fills: COPY and HNSW build times, sizes, and the search's recall@10 against an exact scan. */
 export function scaleTable(figures: ScaleFigures[]): string {
-  const header = ['size', 'COPY s', 'HNSW build s', 'GIN build s', 'table', 'HNSW index', 'table+indexes+TOAST', 'ef_search', 'recall@10 vs exact', 'mean gap@10', 'ms/query'];
+  const header = ['size', 'COPY s', 'HNSW build s', 'table', 'HNSW index', 'table+indexes+TOAST', 'ef_search', 'recall@10 vs exact', 'mean gap@10', 'ms/query'];
   const cells = [header];
   for (const f of figures) {
     for (const r of f.recall) {
       cells.push([
-        f.size.toLocaleString('en-US'), f.copySeconds.toFixed(1), f.indexSeconds.toFixed(1), f.ginSeconds.toFixed(1), mb(f.tableBytes), mb(f.indexBytes),
+        f.size.toLocaleString('en-US'), f.copySeconds.toFixed(1), f.indexSeconds.toFixed(1), mb(f.tableBytes), mb(f.indexBytes),
         mb(f.totalBytes), String(r.efSearch), `${r.recallAt10.toFixed(3)} (${f.recallQueries} queries)`, r.meanGapAt10.toFixed(4), r.msPerQuery.toFixed(2),
       ]);
     }

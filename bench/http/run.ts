@@ -54,7 +54,7 @@ async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpB
     const started = performance.now();
     const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
     if (databaseUrl) {
-      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns by COPY (real embeddings), HNSW and GIN indexes built after (${databaseUrl})`);
+      log(`${storage}: filling ${size.toLocaleString('en-US')} patterns by COPY (real embeddings), HNSW index built after (${databaseUrl})`);
       scale.push(await copyFill(databaseUrl, size, o.modelPath, o.seed, log));
     } else {
       log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createEmbedder, type CachedEmbedder } from '../../src/adapters/embeddings/index.js';
 import { resolveReuseTiers } from '../../src/adapters/embeddings/model-tiers.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import type { RecallResponse } from '../../src/contracts/memory.js';
 import type { PatternRecord, ReuseTier, Scope } from '../../src/core/types.js';
 import { systemClock } from '../../src/ports/clock.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadClientEnv, type ClientEnv } from '../../src/config.js';
+import { loadClientEnv, type ClientEnv } from '../../src/config/client.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { printError, type ErrorView } from './print-error.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/env-readers.js';
 import { ExitCode, codesForStatus, errorRow, isWireErrorCode, wireCodeForStatus } from '../../src/core/error-table.js';
 import { DomainError } from '../../src/core/errors.js';
 import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/index.js';

@@ -1,4 +1,4 @@
-import { effectiveAuthMode, type Config } from '../../src/config.js';
+import { effectiveAuthMode, type Config } from '../../src/config/index.js';
 import { UnauthenticatedError } from '../../src/core/errors.js';
 import type { Role } from '../../src/core/types.js';
 import type { Principal } from '../context.js';

@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import type { OidcVerifier } from '../../src/ports/oidc.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { ForbiddenError, UnauthenticatedError } from '../../src/core/errors.js';
 import { roleAtLeast } from '../../src/core/permissions.js';
 import { ROLES, type Role } from '../../src/core/types.js';

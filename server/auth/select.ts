@@ -1,5 +1,5 @@
 import type { App } from '../../src/app.js';
-import { effectiveAuthMode } from '../../src/config.js';
+import { effectiveAuthMode } from '../../src/config/index.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { DbKeyAuthenticator } from './db-keys.js';
 import { OidcAuthenticator } from './oidc.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { RateLimitedError } from '../../src/core/errors.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { AuditKind, writeAudit } from '../../src/services/audit.js';

@@ -4,7 +4,7 @@ import {
 } from '../core/billing.js';
 import { ForbiddenError, OverageCapError, PaymentRequiredError, QuotaExceededError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { BillingStatusResponse } from '../contracts/billing.js';
 import type { BillingRepository } from '../ports/billing.js';
 import type { Clock } from '../ports/clock.js';

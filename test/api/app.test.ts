@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, formatLine } from '../../src/adapters/logging/logger.js';
 import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { Embedder } from '../../src/ports/embedder.js';
 import { newId } from '../../src/services/ids.js';
 import { MODEL_PATH } from './helpers.js';

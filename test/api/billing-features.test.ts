@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { newAccount } from '../../src/core/billing.js';
 import { ForbiddenError } from '../../src/core/errors.js';
 import { createJsonBillingRepository } from '../../src/adapters/storage/json/billing-repo.js';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { newAccount, type BillingAccount } from '../../src/core/billing.js';
 import { reply } from '../fixtures/fake-llm/server.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';

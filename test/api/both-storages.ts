@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.js';
-import type { Env } from '../../src/config.js';
+import type { Env } from '../../src/config/index.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { bearer, perFileDatabase, provisionKey, startDbServer } from './db-auth-helpers.js';
 import { startServer } from './helpers.js';

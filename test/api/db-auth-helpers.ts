@@ -5,7 +5,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../server/app.js';
 import { createApp, type App, type CreateAppOptions } from '../../src/app.js';
-import { loadConfig, type Env } from '../../src/config.js';
+import { loadConfig, type Env } from '../../src/config/index.js';
 import type { Role } from '../../src/core/types.js';
 import type { KeyStore } from '../../src/ports/keys.js';
 import { generateApiKey } from '../../src/services/api-key-secrets.js';

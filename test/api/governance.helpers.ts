@@ -6,7 +6,7 @@ import { buildServer } from '../../server/app.js';
 import type { AuthRequest, Authenticator } from '../../server/auth/authenticator.js';
 import type { Principal } from '../../server/context.js';
 import { createApp, type App } from '../../src/app.js';
-import type { Env } from '../../src/config.js';
+import type { Env } from '../../src/config/index.js';
 import { UnauthenticatedError } from '../../src/core/errors.js';
 import { ROLES, type Role } from '../../src/core/types.js';
 import type { Clock } from '../../src/ports/clock.js';

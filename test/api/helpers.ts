@@ -5,7 +5,7 @@ import { afterEach } from 'vitest';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../server/app.js';
 import { createApp, type App } from '../../src/app.js';
-import { loadConfig, type Config, type Env } from '../../src/config.js';
+import { loadConfig, type Config, type Env } from '../../src/config/index.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import type { Storage } from '../../src/ports/storage.js';

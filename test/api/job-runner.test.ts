@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { StorageUnavailableError } from '../../src/core/errors.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm } from '../llm/helpers.js';

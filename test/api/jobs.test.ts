@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobListResponse, JobRecord } from '../../src/contracts/jobs.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm } from '../llm/helpers.js';
 import { learnBody, ManualClock, startServer, type TestServer } from './helpers.js';

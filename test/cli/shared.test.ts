@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { NotFoundError, QuotaExceededError, ValidationError } from '../../src/core/errors.js';
 import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../src/client/index.js';
 import { ExitCode, UsageError, exitCodeFor, exitCodeForStatus } from '../../commands/shared/exit-codes.js';

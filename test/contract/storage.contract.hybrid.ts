@@ -86,7 +86,7 @@ export function hybridContract(current: () => Storage): void {
       expect((await rankInSlices(blended, RANKING, budget, blendOrder)).map((c) => c.id)).toEqual(ranked);
     });
 
-    it('finds the k best by BM25 beside the k nearest for any k (PostgreSQL prunes its keyword scan by the nearest rows)', async () => {
+    it('finds the k best by BM25 beside the k nearest for any k', async () => {
       const tasks = ['parse csv file', 'retry http request with backoff', 'resize image folder', 'sum column csv file parse', 'http request csv image column'];
       for (const [q, task] of tasks.entries()) {
         const qTerms = distinctTerms(task);
@@ -111,6 +111,25 @@ export function hybridContract(current: () => Storage): void {
           for (const id of keywordOnly) expect(scored.find((x) => x.id === id)!.score, `${task} k=${k}: ${id}`).toBeGreaterThanOrEqual(kth - 1e-9);
           expect(keywordOnly.length).toBeLessThanOrEqual(Math.min(k, scored.length));
         }
+      }
+    });
+
+    it('with a filter, takes the k best by BM25 among the patterns that pass it', async () => {
+      // Every third pattern is confidential; the keyword side must skip them, not just fill with fewer.
+      const confidential = new Set(items.map((_, n) => makePattern(n + 1).id).filter((_, n) => n % 3 === 0));
+      for (const id of confidential) await storage.patterns.classify(SCOPE_A, id, 'confidential');
+      const filter = { classifications: ['public' as const, 'internal' as const] };
+      for (const k of [1, 3, 6]) {
+        const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector: null, terms, vectorK: 0, keywordK: k, evalWindow: 0, filter });
+        const scored = items
+          .map((i, n) => ({ id: makePattern(n + 1).id, score: bm25OfText(selectiveTerms(terms, set.stats), i.task, set.stats) }))
+          .filter((x) => x.score > 0 && !confidential.has(x.id))
+          .sort((a, b) => b.score - a.score);
+        const kth = scored[k - 1].score;
+        const got = set.candidates.map((c) => c.id);
+        expect(got, `k=${k}`).toHaveLength(k);
+        for (const id of got) expect(confidential.has(id), `k=${k}: ${id}`).toBe(false);
+        for (const x of scored) if (x.score > kth + 1e-9) expect(got, `k=${k}`).toContain(x.id);
       }
     });
 

@@ -5,7 +5,7 @@ import { hubFile } from '../../src/adapters/embeddings/hub-download.js';
 import { createLocalEmbedder } from '../../src/adapters/embeddings/local.js';
 import { StaticEmbedder } from '../../src/adapters/embeddings/static.js';
 import { TransformersEmbedder } from '../../src/adapters/embeddings/transformers.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/ports/observability.js';
 import { startFakeHub, type FakeHub } from '../fixtures/fake-hub.js';
 import { tempDir } from '../support/env.js';

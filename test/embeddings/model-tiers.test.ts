@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BUILTIN_REUSE_TIERS, readModelReuseTiers, resolveReuseTiers, writeModelReuseTiers,
 } from '../../src/adapters/embeddings/model-tiers.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/index.js';
 import { startServer, type TestServer } from '../api/helpers.js';
 import { TEST_MODEL_PATH, tempDir } from '../support/env.js';
 

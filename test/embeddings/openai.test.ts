@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/adapters/embeddings/index.js';
 import { OpenAiEmbedder } from '../../src/adapters/embeddings/openai.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { UnavailableError } from '../../src/core/errors.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type CachedEmbedder } from '../../src/adapters/embeddings/index.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import type { PatternRecord, Scope } from '../../src/core/types.js';
 import type { Embedder } from '../../src/ports/embedder.js';
 import { systemClock } from '../../src/ports/clock.js';

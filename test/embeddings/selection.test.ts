@@ -4,7 +4,7 @@ import { createLocalEmbedder } from '../../src/adapters/embeddings/local.js';
 import { bundledModelPath, detectLayout } from '../../src/adapters/embeddings/model-folder.js';
 import { StaticEmbedder } from '../../src/adapters/embeddings/static.js';
 import { TransformersEmbedder } from '../../src/adapters/embeddings/transformers.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { canonicalModelId, sameEmbeddingModel } from '../../src/core/embedding-model.js';
 import { silentLogger } from '../../src/ports/observability.js';
 import { TEST_MODEL_PATH, TEST_ONNX_MODEL_PATH, tempDir } from '../support/env.js';

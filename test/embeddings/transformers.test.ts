@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as transformers from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { UnavailableError } from '../../src/core/errors.js';
 import { createEmbedder, type CachedEmbedder } from '../../src/adapters/embeddings/index.js';
 import { TransformersEmbedder, type TransformersEmbedderOptions } from '../../src/adapters/embeddings/transformers.js';

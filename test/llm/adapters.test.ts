@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLlm } from '../../src/adapters/llm/index.js';
 import { parseRetryAfter } from '../../src/adapters/llm/provider.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from '../../src/adapters/llm/resilient.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { UnavailableError } from '../../src/core/errors.js';
 import { noopInstruments, silentLogger, type Instruments } from '../../src/ports/observability.js';
 import { reply, startFakeLlm } from '../fixtures/fake-llm/server.js';

@@ -1,4 +1,4 @@
-import { loadConfig, type Config, type Env } from '../../src/config.js';
+import { loadConfig, type Config, type Env } from '../../src/config/index.js';
 import { createLlm } from '../../src/adapters/llm/index.js';
 import type { Llm } from '../../src/ports/llm.js';
 import { noopInstruments, silentLogger, type Instruments } from '../../src/ports/observability.js';

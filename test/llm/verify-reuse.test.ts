@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createApp } from '../../src/app.js';
 import { RecallResponse } from '../../src/contracts/memory.js';
 import { reply, type ChatCall } from '../fixtures/fake-llm/server.js';

@@ -3,7 +3,7 @@
  * evaluate calls near the monthly limit, split across both, never pass it and lose no count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { reply } from '../fixtures/fake-llm/server.js';
 import { useFakeLlm } from '../fixtures/fake-llm/lifecycle.js';
 import { llmEnv, makeLlm, scores } from '../llm/helpers.js';

@@ -5,9 +5,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresJobRepository } from '../../src/adapters/storage/postgres/jobs.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { createApp, type App } from '../../src/app.js';
-import type { Env } from '../../src/config.js';
+import type { Env } from '../../src/config/index.js';
 import { JobRecord } from '../../src/contracts/jobs.js';
 import { silentLogger, type Logger } from '../../src/ports/observability.js';
 import { buildServer } from '../../server/app.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/adapters/embeddings/index.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { PatternRecord, Scope } from '../../src/core/types.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import type { Storage } from '../../src/ports/storage.js';

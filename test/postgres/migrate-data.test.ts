@@ -12,7 +12,7 @@ import { createEmbedder } from '../../src/adapters/embeddings/index.js';
 import { copyStorage } from '../../src/services/copy-data.js';
 import { createJsonStorage } from '../../src/adapters/storage/json/index.js';
 import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { FeedbackCluster, PatternRecord, Scope } from '../../src/core/types.js';
 import type { Embedder } from '../../src/ports/embedder.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';

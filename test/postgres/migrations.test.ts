@@ -11,13 +11,13 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
   'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
   'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
-  'recall_doc_stats', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
+  'recall_doc_stats', 'recall_postings', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
 ];
 
@@ -91,6 +91,8 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0008_keyword_postings']);
+    expect(await tables(pool)).not.toContain('recall_postings');
     expect(await migrateDown(pool)).toEqual(['0007_hybrid_recall']);
     expect(await tables(pool)).not.toContain('recall_term_stats');
     expect(await migrateDown(pool)).toEqual(['0006_billing']);
@@ -184,6 +186,47 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     });
   });
 
+  it('0008: keyword postings of patterns stored before it are backfilled, and triggers keep them after', async () => {
+    const insert = (id: string, task: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, $2, 'c', 5, 5, now(), now(), 3, '[1,0,0]')`,
+      [id, task],
+    );
+    await migrateUp(pool, { to: '0007' });
+    await insert('a1', 'Parse the CSV, parse it');
+    await insert('a2', 'sum a column');
+    expect(await migrateUp(pool, { to: '0008' })).toEqual(['0008_keyword_postings']);
+    // One row per pattern and distinct term: the term's count in the task and the task's length.
+    const postings = async () => (await pool.query(
+      "SELECT pattern_id || ':' || term || ':' || tf || '/' || len AS p FROM recall_postings ORDER BY pattern_id, term",
+    )).rows.map((r) => r.p);
+    expect(await postings()).toEqual([
+      'a1:csv:1/5', 'a1:it:1/5', 'a1:parse:2/5', 'a1:the:1/5', 'a2:a:1/3', 'a2:column:1/3', 'a2:sum:1/3',
+    ]);
+    await pool.query("UPDATE patterns SET task = 'sum two columns, two' WHERE id = 'a2'");
+    await pool.query("UPDATE patterns SET reuse_count = 1 WHERE id = 'a1'");
+    await insert('a3', '');
+    await pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       SELECT 't', 'q', 'b' || i, 'copy ' || i, 'c', 5, 5, now(), now(), 3, '[1,0,0]' FROM generate_series(1, 2) i`,
+    );
+    await pool.query("DELETE FROM patterns WHERE id = 'a1'");
+    expect(await postings()).toEqual([
+      'a2:columns:1/4', 'a2:sum:1/4', 'a2:two:2/4', 'b1:1:1/2', 'b1:copy:1/2', 'b2:2:1/2', 'b2:copy:1/2',
+    ]);
+    // The postings equal what the patterns' terms say, whatever the writes were.
+    const derived = await pool.query(
+      `SELECT count(*)::int AS n FROM (
+         SELECT tenant_id, project_id, u.term, id, count(*)::int, cardinality(terms) FROM patterns, unnest(terms) u(term)
+         GROUP BY tenant_id, project_id, u.term, id, cardinality(terms)
+         EXCEPT SELECT tenant_id, project_id, term, pattern_id, tf, len FROM recall_postings
+       ) d`,
+    );
+    expect(derived.rows[0].n).toBe(0);
+    expect(await migrateDown(pool)).toEqual(['0008_keyword_postings']);
+    expect(await tables(pool)).not.toContain('recall_postings');
+  });
+
   it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
     const insert = (id: string) => pool.query(
       `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
@@ -267,7 +310,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

@@ -1,6 +1,7 @@
 /**
- * Planner statistics: the storage keeps `patterns` analyzed by itself, so vector search walks
- * the HNSW index even on a server whose autovacuum is off or has not come round yet.
+ * Planner statistics: the storage keeps `patterns` (and the keyword postings written with it,
+ * migration 0008) analyzed by itself, so vector search walks the HNSW index even on a server
+ * whose autovacuum is off or has not come round yet.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,41 @@ describe.skipIf(!hasPg)('planner statistics of patterns (PostgreSQL)', () => {
       await storage.patterns.delete(SCOPE, 'a44');
       const second = await eventually(pool, (s) => s.analyzed === 2, 'ANALYZE after 55 more changes');
       expect(second.reltuples).toBe(45);
+    } finally {
+      await storage?.close();
+      await pool.end();
+      await schema.drop();
+    }
+  }, 90_000);
+
+  it('a bulk load leaves the keyword postings stale even when patterns was analyzed: opening a storage analyzes them', async () => {
+    const schema = await createMigratedSchema(db, 'postings');
+    const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
+    let storage: Storage | null = null;
+    const postingsRows = async () => (await pool.query<{ n: number }>(
+      "SELECT c.reltuples::float8 AS n FROM pg_class c WHERE c.oid = 'recall_postings'::regclass",
+    )).rows[0].n;
+    try {
+      await pool.query('ALTER TABLE patterns SET (autovacuum_enabled = false)');
+      await pool.query('ALTER TABLE recall_postings SET (autovacuum_enabled = false)');
+      // 300 patterns of 5 distinct terms each: 1,500 posting rows, written by the insert trigger.
+      await pool.query(
+        `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+         SELECT 'big', 'p', 'b' || g, 'parse csv file number ' || g, 'c', 5, 5, now(), now(), 3, '[1,0,0]' FROM generate_series(1, 300) g`,
+      );
+      // A loader that analyzes what it loaded, as the benchmark's COPY fill does, knows nothing of the postings.
+      await pool.query('ANALYZE patterns');
+      expect(await postingsRows()).toBeLessThanOrEqual(0);
+      // The server counts the load's rows once the writing backend reports them.
+      const counted = async () => Number((await pool.query<{ n: string }>(
+        "SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relid = 'recall_postings'::regclass",
+      )).rows[0]?.n ?? 0);
+      for (let i = 0; i < 300 && (await counted()) < 1500; i++) await sleep(100);
+      expect(await counted()).toBe(1500);
+
+      storage = await createPostgresStorage(pgConfig(schema.url));
+      for (let i = 0; i < 300 && (await postingsRows()) !== 1500; i++) await sleep(100);
+      expect(await postingsRows()).toBe(1500);
     } finally {
       await storage?.close();
       await pool.end();

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { ClientEnv } from '../../src/config.js';
+import type { ClientEnv } from '../../src/config/index.js';
 import type { Io } from '../../commands/shared/context.js';
 
 export interface FakeStream {

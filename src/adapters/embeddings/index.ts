@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
 import { CachedEmbedder } from './cache.js';

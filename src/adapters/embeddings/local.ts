@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { BUNDLED_MODEL_ID, canonicalModelId } from '../../core/embedding-model.js';
 import type { EmbeddingInfo } from '../../core/types.js';
 import type { Embedder } from '../../ports/embedder.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../config/index.js';
 import { ReuseTiersFile, TierPolicyFile } from '../../contracts/calibration.js';
 import { SPEC_TIERS } from '../../core/similarity.js';
 import type { ReuseTierSettings, TierSource, TierThresholds } from '../../core/types.js';

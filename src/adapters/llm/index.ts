@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Llm } from '../../ports/llm.js';
 import type { Instruments, Logger } from '../../ports/observability.js';
 import type { Tracer } from '../../ports/tracing.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { Config } from '../../config.js';
-import { ConfigError } from '../../config.js';
+import type { Config } from '../../config/index.js';
+import { ConfigError } from '../../config/index.js';
 import { StorageUnavailableError } from '../../core/errors.js';
 import { silentLogger } from '../../ports/observability.js';
 import { createPool, describeUrl, isConnectionError } from '../storage/postgres/db.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { importOptional } from '../../core/optional-module.js';
 import type { Logger } from '../../ports/observability.js';
 import { noopTracer, type Tracer } from '../../ports/tracing.js';

@@ -6,84 +6,36 @@ import { iso, scopeWhere, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
 
 const DEFAULT_EF_SEARCH = 40;
-/**
- * The keyword side's pruning (keywordParts) enumerates subsets of the query's selective terms:
- * at most 2^MAX_COVER_TERMS of them are looked at, and it is used only when at most MAX_COVERS
- * minimal subsets come out (each is one GIN probe); past either, the plain scan runs.
- */
-const MAX_COVER_TERMS = 10;
-const MAX_COVERS = 64;
-/**
- * A term's upper bound is idf × (k1 + 1) (its BM25 contribution is strictly below that for any
- * tf and length); it is raised by this relative margin so that float rounding in the sums can
- * never make a bound fall below a score it must cover.
- */
-const BOUND_MARGIN = 1e-9;
-
-/** Exact BM25 (core/bm25.ts) of the row aliased `alias` over the selective terms `wi`: Σ idf × tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)). */
-function bm25Sql(alias: string): string {
-  return `(
-    SELECT sum(wi.idf * x.tf * ${BM25_K1 + 1} / (x.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * cardinality(${alias}.terms)
-      / greatest((SELECT total_terms::float8 / nullif(docs, 0) FROM doc), 1e-9))))
-    FROM wi, LATERAL (SELECT cardinality(array_positions(${alias}.terms, wi.term))::float8 AS tf) x WHERE x.tf > 0
-  )`;
-}
 
 /**
- * The CTEs that end in `keyword`: the `keywordK` best patterns by BM25 among those sharing a
- * selective term, ties by id.
+ * The CTE `keyword`: the `keywordK` best patterns by BM25 (core/bm25.ts: Σ idf × tf (k1 + 1) /
+ * (tf + k1 (1 − b + b · len / avgLen))) over the query's selective terms `wi`, among the
+ * patterns holding one of them; ties by id.
  *
- * Without pruning, every pattern holding any selective term is read and scored: a term in 10%
- * of a million patterns is 100,000 rows per recall. With the nearest rows at hand
- * (`withNearest`), the same top list is found from fewer rows, exactly:
- * - theta = the keywordK-th best BM25 among the nearest rows (they pass the same filter, so
- *   the true keywordK-th best is at least theta, and so is every row of the answer);
- * - a row scoring at least theta holds terms whose upper bounds (ub) sum to at least theta, so
- *   it holds one of the minimal such term sets ("covers": terms taken by falling bound until
- *   the sum reaches theta, so dropping the last, smallest, falls short);
- * - those rows are found by one GIN containment probe per cover (`terms @> cover`, an
- *   intersection of posting lists), then scored and cut exactly as before.
- * With theta 0 (fewer than keywordK nearest rows share a term), more than MAX_COVER_TERMS
- * selective terms or more than MAX_COVERS covers, the plain scan runs instead; both branches
- * are planned, the condition picks one at run time.
+ * It reads recall_postings (migration 0008), never the patterns: the posting rows of the
+ * selective terms through the primary key (tf and len are in the index), one sum per pattern.
+ * The lookup is one index range per term: LATERAL with OFFSET 0 (so the planner cannot pull
+ * it up into a join it might plan as one scan of all the project's postings, as it does when
+ * the table was just filled and looks empty to it), in the column's "C" collation (without
+ * it the index cannot serve the term).
+ * The work is the number of posting rows of those terms, which the selective-term rule bounds
+ * at a share of the project per term. With a filter (classification, source, scores, dates)
+ * the best sums are checked against the pattern rows, best first, until keywordK pass.
  */
-function keywordParts(where: string, keywordK: string, withNearest: boolean): string[] {
-  const anyTerm = `(SELECT coalesce(array_agg(term), '{}') FROM wi)`;
-  const plain = `SELECT p.id, p.terms FROM patterns p WHERE ${where} AND p.terms && ${anyTerm}`;
-  const ranked = (source: string) => `keyword AS MATERIALIZED (
-  SELECT m.id FROM (${source}) m
-  ORDER BY ${bm25Sql('m')} DESC NULLS LAST, m.id
+function keywordPart(where: string, filtered: boolean, keywordK: string): string {
+  const avgLen = `greatest((SELECT total_terms::float8 / nullif(docs, 0) FROM doc), 1e-9)`;
+  const sums = `SELECT r.pattern_id AS id,
+      sum(wi.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * r.len / ${avgLen}))) AS s
+    FROM wi CROSS JOIN LATERAL (
+      SELECT pattern_id, tf, len FROM recall_postings WHERE tenant_id = $2 AND project_id = $3 AND term = wi.term COLLATE "C" OFFSET 0
+    ) r
+    GROUP BY r.pattern_id`;
+  const passes = filtered ? `WHERE EXISTS (SELECT 1 FROM patterns WHERE ${where} AND id = k.id)` : '';
+  return `keyword AS MATERIALIZED (
+  SELECT k.id FROM (${sums}) k ${passes}
+  ORDER BY k.s DESC, k.id
   LIMIT ${keywordK}
 )`;
-  if (!withNearest) return [ranked(plain)];
-  return [
-    `theta AS (
-  SELECT coalesce((
-    SELECT r.s FROM (
-      SELECT ${bm25Sql('p')} AS s FROM nearest n JOIN patterns p ON p.tenant_id = $2 AND p.project_id = $3 AND p.id = n.id
-    ) r
-    WHERE r.s > 0 ORDER BY r.s DESC OFFSET greatest(${keywordK}::bigint - 1, 0) LIMIT 1
-  ), 0) AS t
-)`,
-    `bounds AS (
-  SELECT wi.term, wi.idf * ${BM25_K1 + 1} * (1 + ${BOUND_MARGIN}) AS ub, row_number() OVER (ORDER BY wi.idf DESC, wi.term) AS rank FROM wi
-)`,
-    `cover (need, total, last) AS (
-  SELECT ARRAY[b.term], b.ub, b.rank FROM bounds b
-  WHERE (SELECT t FROM theta) > 0 AND (SELECT count(*) FROM wi) <= ${MAX_COVER_TERMS}
-  UNION ALL
-  SELECT c.need || b.term, c.total + b.ub, b.rank FROM cover c JOIN bounds b ON b.rank > c.last
-  WHERE c.total < (SELECT t FROM theta)
-)`,
-    `covers AS MATERIALIZED (SELECT need FROM cover WHERE total >= (SELECT t FROM theta))`,
-    `pruned AS (SELECT (SELECT t FROM theta) > 0 AND (SELECT count(*) FROM covers) BETWEEN 1 AND ${MAX_COVERS} AS active)`,
-    ranked(`${plain} AND NOT (SELECT active FROM pruned)
-    UNION ALL
-    SELECT DISTINCT h.id, h.terms FROM covers c CROSS JOIN LATERAL (
-      SELECT p.id, p.terms FROM patterns p WHERE ${where} AND p.terms @> c.need
-    ) h
-    WHERE (SELECT active FROM pruned)`),
-  ];
 }
 
 export interface HybridRow {
@@ -105,7 +57,7 @@ export interface HybridRow {
  * Hybrid recall's candidates in one statement (docs/behavior.md "Recall" 2): the project's
  * BM25 and vector figures (migration 0007 keeps them), the `vectorK` nearest by the HNSW index
  * (as search.ts does) and the `keywordK` best by BM25 over the query's selective terms among
- * the patterns sharing one of them (GIN index on `terms`), then for their union the exact cosine and the unit
+ * the patterns sharing one of them (recall_postings), then for their union the exact cosine and the unit
  * vector's dot product with the project's vector sum. The figures repeat on every row.
  * The query vector must be a unit vector (it is dotted with the sum as is).
  */
@@ -114,6 +66,8 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const dim = unit ? unit.length : 0;
   const params: unknown[] = [unit ? vectorParam(unit) : null];
   const where = scopeWhere(scope, query.filter, params);
+  // scopeWhere pushes the tenant and project, then one parameter per filter condition.
+  const filtered = params.length > 3;
   params.push(query.terms);
   const terms = `$${params.length}::text[]`;
   params.push(Math.max(0, Math.floor(query.keywordK)));
@@ -140,7 +94,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
 )`);
     sources.unshift('SELECT id FROM nearest');
   }
-  parts.push(...keywordParts(where, keywordK, sources.length > 1));
+  parts.push(keywordPart(where, filtered, keywordK));
   parts.push(`ids AS (${sources.join(' UNION ')})`);
   const evals = recentEvalsColumn('p', query.evalWindow, params);
   const vectorColumns = unit
@@ -151,7 +105,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   CASE WHEN vector_norm(p.embedding) > 0 AND vector_dims(p.embedding) = vector_dims(vs.vector_sum)
     THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot,
   -($1::vector <#> vs.vector_sum) AS query_sum_dot`; // $1 is NULL here, and so is the dot
-  const sql = `WITH RECURSIVE ${parts.join(',\n')}
+  const sql = `WITH ${parts.join(',\n')}
 SELECT p.id, p.task, p.updated_at,
   ${vectorColumns},
   (SELECT docs FROM doc) AS docs, (SELECT total_terms FROM doc) AS total_terms,

@@ -1,4 +1,4 @@
-import type { Config } from '../../../config.js';
+import type { Config } from '../../../config/index.js';
 import type { Role, Scope } from '../../../core/types.js';
 import type { ApiKeyRecord, KeyCredential, KeyRepository, KeyScope, KeyStore, NewApiKey, ProvisionInput, TenantRepository } from '../../../ports/keys.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from '../../../ports/observability.js';

@@ -10,7 +10,13 @@ function thresholdFor(reltuples: number): number {
 }
 
 /**
- * Keeps the planner's statistics on `patterns` current, whether or not autovacuum runs.
+ * The tables analyzed together: recall_postings (migration 0008) is written by triggers in the
+ * same statements as patterns, ten or so rows per pattern, so it goes stale with it.
+ */
+const TABLES = ['patterns', 'recall_postings'];
+
+/**
+ * Keeps the planner's statistics on `patterns` (and recall_postings) current, whether or not autovacuum runs.
  *
  * Why: vector search is fast only while the planner knows how many rows a scope holds. A
  * table filled since its last ANALYZE looks nearly empty to the planner, which then reads
@@ -39,10 +45,10 @@ export class PlannerStatistics {
   /** Checks the server's counters once, in the background, and analyzes a stale table. */
   start(): void {
     this.run(async () => {
-      const { reltuples, modified } = await this.readCounters();
+      const { reltuples, modified, staleTable } = await this.readCounters();
       this.threshold = thresholdFor(reltuples);
       this.changed = modified;
-      if (modified >= this.threshold) await this.analyze();
+      if (modified >= this.threshold || staleTable) await this.analyze();
     });
   }
 
@@ -73,21 +79,33 @@ export class PlannerStatistics {
 
   private async analyze(): Promise<void> {
     this.changed = 0;
-    await this.db.query('ANALYZE patterns', [], 'patterns.analyze');
+    await this.db.query(`ANALYZE ${TABLES.join(', ')}`, [], 'patterns.analyze');
     const { reltuples } = await this.readCounters();
     this.threshold = thresholdFor(reltuples);
   }
 
-  private async readCounters(): Promise<{ reltuples: number; modified: number }> {
-    // 'patterns'::regclass follows search_path, so a schema-per-tenant deployment sees its own table.
-    const res = await this.db.query<{ reltuples: number; modified: string | null }>(
-      `SELECT c.reltuples::float8 AS reltuples, s.n_mod_since_analyze AS modified
-       FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-       WHERE c.oid = 'patterns'::regclass`,
-      [],
+  /**
+   * patterns' size and changes since its last ANALYZE, and whether any table analyzed with it
+   * has changed past the threshold of its own size (a migration's backfill, a bulk load).
+   */
+  private async readCounters(): Promise<{ reltuples: number; modified: number; staleTable: boolean }> {
+    // '…'::regclass follows search_path, so a schema-per-tenant deployment sees its own tables.
+    const res = await this.db.query<{ name: string; reltuples: number; modified: string | null }>(
+      `SELECT t.name, c.reltuples::float8 AS reltuples, s.n_mod_since_analyze AS modified
+       FROM unnest($1::text[]) AS t(name)
+       JOIN pg_class c ON c.oid = t.name::regclass
+       LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`,
+      [TABLES],
       'patterns.statistics',
     );
-    const row = res.rows[0];
-    return { reltuples: row?.reltuples ?? 0, modified: Number(row?.modified ?? 0) };
+    const counters = (name: string) => {
+      const row = res.rows.find((r) => r.name === name);
+      return { reltuples: row?.reltuples ?? 0, modified: Number(row?.modified ?? 0) };
+    };
+    const staleTable = TABLES.slice(1).some((name) => {
+      const { reltuples, modified } = counters(name);
+      return modified >= thresholdFor(reltuples);
+    });
+    return { ...counters('patterns'), staleTable };
   }
 }

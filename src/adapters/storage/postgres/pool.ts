@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Config } from '../../../config.js';
+import type { Config } from '../../../config/index.js';
 import { StorageUnavailableError } from '../../../core/errors.js';
 import type { Logger } from '../../../ports/observability.js';
 import { createPool, describeUrl, isConnectionError } from './db.js';

@@ -1,8 +1,8 @@
-import type { Config } from './config.js';
+import type { Config } from './index.js';
 
 /**
  * Every secret value the configuration holds, for scrubbing provider error text and log lines
- * (core/secret-scrub.ts). Derived from the parsed Config, so config.ts stays the only reader
+ * (core/secret-scrub.ts). Derived from the parsed Config, so src/config/ stays the only reader
  * of the environment.
  */
 export function configuredSecrets(config: Config): string[] {

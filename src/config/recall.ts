@@ -1,0 +1,39 @@
+import { DEFAULT_VECTOR_WEIGHT } from '../core/hybrid.js';
+import { bool, ConfigError, num, oneOf, optionalNum, str, type Env } from './env-readers.js';
+
+/** How recall ranks and verifies, and the similarity thresholds that depend on the model. */
+export interface RecallSettings {
+  /**
+   * SERVICE_TIER_DUPLICATE / SERVICE_TIER_ADAPT when set, else null: the thresholds in force
+   * are resolved at startup (env → model folder → built-in → spec; see adapters/embeddings/model-tiers.ts).
+   */
+  tiers: { duplicate: number | null; adapt: number | null; policy: 'fixed' | 'calibrated' | null };
+  /**
+   * (+) Recall ranking (docs/behavior.md "Recall" 2): SERVICE_RECALL_RANKING `hybrid` (default:
+   * centred cosine blended with BM25) or `cosine` (cosine alone, as before issue 27), and
+   * SERVICE_RECALL_VECTOR_WEIGHT, the vector side's share of the blend.
+   */
+  recallRanking: { mode: 'hybrid' | 'cosine'; vectorWeight: number };
+  /** (+) Verified reuse: SERVICE_RECALL_VERIFY (recall's default for `verify`), SERVICE_RECALL_VERIFY_MAX. */
+  recallVerify: { enabled: boolean; max: number };
+  /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
+  failureClusterThreshold: number;
+}
+
+export function recallSettings(env: Env): RecallSettings {
+  const duplicate = optionalNum(env, 'SERVICE_TIER_DUPLICATE', { min: 0, max: 1 });
+  const adapt = optionalNum(env, 'SERVICE_TIER_ADAPT', { min: 0, max: 1 });
+  if (adapt !== null && duplicate !== null && adapt > duplicate) throw new ConfigError('SERVICE_TIER_ADAPT', `must not exceed SERVICE_TIER_DUPLICATE (${duplicate})`);
+  return {
+    tiers: { duplicate, adapt, policy: str(env, 'SERVICE_TIER_POLICY') === null ? null : oneOf(env, 'SERVICE_TIER_POLICY', ['fixed', 'calibrated'] as const, 'fixed') },
+    recallRanking: {
+      mode: oneOf(env, 'SERVICE_RECALL_RANKING', ['hybrid', 'cosine'] as const, 'hybrid'),
+      vectorWeight: num(env, 'SERVICE_RECALL_VECTOR_WEIGHT', DEFAULT_VECTOR_WEIGHT, { min: 0, max: 1 }),
+    },
+    recallVerify: {
+      enabled: bool(env, 'SERVICE_RECALL_VERIFY', false),
+      max: num(env, 'SERVICE_RECALL_VERIFY_MAX', 5, { min: 1, max: 50, int: true }),
+    },
+    failureClusterThreshold: num(env, 'SERVICE_FAILURE_CLUSTER_THRESHOLD', 0.8, { min: 0, max: 1 }),
+  };
+}

@@ -1,0 +1,33 @@
+import { ConfigError, num, oneOf, optionalNum, str, type Env } from './env-readers.js';
+
+/** Where memories are kept: a JSON folder, or PostgreSQL and its connection pool. */
+export interface StorageSettings {
+  storage: 'json' | 'postgres';
+  dataPath: string;
+  databaseUrl: string | null;
+  /**
+   * waitSeconds (+, SERVICE_DB_WAIT_SECONDS): null (unset) starts at once even when PostgreSQL
+   * is down, answering 503 until it appears; a number waits at most that long for it at
+   * startup and then fails (0: fail at once).
+   */
+  db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number; waitSeconds: number | null };
+}
+
+export function storageSettings(env: Env): StorageSettings {
+  const storage = oneOf(env, 'SERVICE_STORAGE', ['json', 'postgres'] as const, 'json');
+  const databaseUrl = str(env, 'SERVICE_DATABASE_URL');
+  if (storage === 'postgres' && !databaseUrl) {
+    throw new ConfigError('SERVICE_DATABASE_URL', 'required when SERVICE_STORAGE=postgres');
+  }
+  return {
+    storage,
+    dataPath: str(env, 'SERVICE_DATA_PATH') ?? './service_data',
+    databaseUrl,
+    db: {
+      poolMax: num(env, 'SERVICE_DB_POOL_MAX', 10, { min: 1, max: 1000, int: true }),
+      statementTimeoutMs: num(env, 'SERVICE_DB_STATEMENT_TIMEOUT_MS', 15000, { min: 0, int: true }),
+      connectTimeoutMs: num(env, 'SERVICE_DB_CONNECT_TIMEOUT_MS', 5000, { min: 0, int: true }),
+      waitSeconds: optionalNum(env, 'SERVICE_DB_WAIT_SECONDS', { min: 0, max: 86_400 }),
+    },
+  };
+}
