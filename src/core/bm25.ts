@@ -37,15 +37,25 @@ export interface Bm25Stats {
 
 /**
  * Keyword candidates are found through the query's selective terms only: those held by at
- * most max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE × patterns) of the project. A word in most
- * tasks ("in", "a", "file" in a file-heavy project) would make every pattern a candidate while
- * adding almost nothing to BM25; the candidates found are still re-scored on every term.
+ * most max(SELECTIVE_MIN_DOCS, min(SELECTIVE_SHARE × patterns, SELECTIVE_MAX_DOCS)) of the
+ * project. A word in most tasks ("in", "a", "file" in a file-heavy project) would make every
+ * pattern a candidate while adding almost nothing to BM25; the candidates found are still
+ * re-scored on every term. The absolute cap bounds the keyword side's work (posting rows read
+ * per query term) whatever the project's size: at a million patterns, 20% would be 200,000
+ * rows for one common word, and a word that common has an idf too low to lift a pattern by
+ * itself; the rare words that do are well under the cap.
  */
 export const SELECTIVE_SHARE = 0.2;
 export const SELECTIVE_MIN_DOCS = 50;
+export const SELECTIVE_MAX_DOCS = 1000;
+
+/** The most patterns a selective term may be held by, in a project of `docs` patterns. */
+export function selectiveDocCap(docs: number): number {
+  return Math.max(SELECTIVE_MIN_DOCS, Math.min(SELECTIVE_SHARE * docs, SELECTIVE_MAX_DOCS));
+}
 
 export function selectiveTerms(terms: readonly string[], stats: Pick<Bm25Stats, 'docs' | 'df'>): string[] {
-  const cap = Math.max(SELECTIVE_MIN_DOCS, SELECTIVE_SHARE * stats.docs);
+  const cap = selectiveDocCap(stats.docs);
   return terms.filter((t) => (stats.df.get(t) ?? 0) <= cap);
 }
 

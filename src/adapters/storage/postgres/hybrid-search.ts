@@ -1,7 +1,7 @@
 import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../core/hybrid.js';
 import type { WorkBudget } from '../../../core/slices.js';
 import type { Scope } from '../../../core/types.js';
-import { BM25_B, BM25_K1, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
+import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
 
@@ -23,9 +23,8 @@ const DEFAULT_EF_SEARCH = 40;
  * the best sums are checked against the pattern rows, best first, until keywordK pass.
  */
 function keywordPart(where: string, filtered: boolean, keywordK: string): string {
-  const avgLen = `greatest((SELECT total_terms::float8 / nullif(docs, 0) FROM doc), 1e-9)`;
   const sums = `SELECT r.pattern_id AS id,
-      sum(wi.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * r.len / ${avgLen}))) AS s
+      sum(wi.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * r.len / wi.avg_len))) AS s
     FROM wi CROSS JOIN LATERAL (
       SELECT pattern_id, tf, len FROM recall_postings WHERE tenant_id = $2 AND project_id = $3 AND term = wi.term COLLATE "C" OFFSET 0
     ) r
@@ -74,15 +73,19 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const keywordK = `$${params.length}`;
   const parts: string[] = [];
   parts.push(`doc AS (SELECT docs, total_terms FROM recall_doc_stats WHERE tenant_id = $2 AND project_id = $3)`);
+  // One primary-key lookup per query term (a join may be planned as a read of the project's
+  // whole vocabulary); "C" is the column's collation, which the index needs.
   parts.push(`w AS (
-  SELECT u.term, u.i, coalesce(t.df, 0)::float8 AS df
+  SELECT u.term, u.i, coalesce((
+    SELECT t.df FROM recall_term_stats t WHERE t.tenant_id = $2 AND t.project_id = $3 AND t.term = u.term COLLATE "C"
+  ), 0)::float8 AS df
   FROM unnest(${terms}) WITH ORDINALITY AS u(term, i)
-  LEFT JOIN recall_term_stats t ON t.tenant_id = $2 AND t.project_id = $3 AND t.term = u.term
 )`);
-  // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms).
-  parts.push(`wi AS (
-  SELECT w.term, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
-  WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, ${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0))
+  // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms, selectiveDocCap).
+  // Materialized: each term's idf is computed once, not once per posting row the keyword side sums.
+  parts.push(`wi AS MATERIALIZED (
+  SELECT w.term, (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS avg_len, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
+  WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, least(${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0), ${SELECTIVE_MAX_DOCS}))
 )`);
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
   const sources = ['SELECT id FROM keyword'];

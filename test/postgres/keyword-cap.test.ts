@@ -1,0 +1,58 @@
+/**
+ * The keyword side's absolute cap on selective terms (core/bm25.ts selectiveDocCap), as the
+ * PostgreSQL statement applies it: in a project of 5,100 patterns, 20% is 1,020, but a term
+ * held by more than 1,000 patterns finds no candidates by itself. (The JSON store calls
+ * selectiveTerms itself; the unit tests cover the rule.)
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
+import { selectiveDocCap } from '../../src/core/bm25.js';
+import type { Storage } from '../../src/ports/storage.js';
+import { createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase, type TestSchema } from '../support/pg.js';
+
+const hasPg = await requirePostgres('keyword cap');
+const SCOPE = { tenant_id: 't', project_id: 'p' };
+
+describe.skipIf(!hasPg)('keyword candidates: the cap on selective terms (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let schema: TestSchema;
+  let storage: Storage;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('keyword_cap');
+    schema = await createMigratedSchema(db);
+    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    try {
+      // "alpha" in 1,010 patterns, "beta" in 1,000, "gamma" in 10.
+      await pool.query(
+        `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+         SELECT 't', 'p', 'x' || lpad(g::text, 5, '0'),
+                concat_ws(' ', 'filler', g, CASE WHEN g <= 1010 THEN 'alpha' END, CASE WHEN g <= 1000 THEN 'beta' END, CASE WHEN g <= 10 THEN 'gamma' END),
+                'c', 5, 5, now(), now(), 3, '[1,0,0]'
+         FROM generate_series(1, 5100) g`,
+      );
+    } finally {
+      await pool.end();
+    }
+    storage = await createPostgresStorage(pgConfig(schema.url));
+  }, 60_000);
+  afterAll(async () => {
+    await storage?.close();
+    await schema?.drop();
+    await db?.drop();
+  });
+
+  const keyword = (terms: string[]) => storage.patterns.hybridCandidates(SCOPE, { vector: null, terms, vectorK: 0, keywordK: 5, evalWindow: 0 });
+
+  it('a term above 1,000 patterns finds none, one at 1,000 still does', async () => {
+    expect(selectiveDocCap(5100)).toBe(1000);
+    expect((await keyword(['alpha'])).candidates).toEqual([]);
+    const beta = await keyword(['beta']);
+    expect(beta.stats.df.get('beta')).toBe(1000);
+    expect(beta.candidates).toHaveLength(5);
+    // A rare term beside the common one still finds its patterns (ties by id: all ten score alike).
+    const both = await keyword(['alpha', 'gamma']);
+    expect(both.candidates.map((c) => c.id).sort()).toEqual(['x00001', 'x00002', 'x00003', 'x00004', 'x00005']);
+  });
+});
