@@ -20,5 +20,6 @@ export function qualityFactor(recentNewestFirst: readonly number[]): number {
     if (Number.isFinite(x)) window.push(Math.max(0, Math.min(10, x)));
   }
   if (window.length === 0) return NEUTRAL_QUALITY_FACTOR;
-  return Math.max(0.5, Math.min(1, 0.5 + 0.05 * median(window)));
+  // One observation (the usual case) is its own median, without median()'s sorted copy.
+  return Math.max(0.5, Math.min(1, 0.5 + 0.05 * (window.length === 1 ? window[0] : median(window))));
 }

@@ -28,7 +28,9 @@ export async function rankInSlices<T extends RecallCandidate & { blended?: numbe
   const order = tiebreak
     ? (a: number, b: number) => scores[b] - scores[a] || tiebreak(candidates[a], candidates[b])
     : (a: number, b: number) => scores[b] - scores[a];
-  const ranked = await sortInSlices([...candidates.keys()], order, budget);
+  const positions = new Array<number>(candidates.length);
+  for (let i = 0; i < positions.length; i++) positions[i] = i;
+  const ranked = await sortInSlices(positions, order, budget);
   const filter = ranking.deduplicate ? new NearDuplicateFilter<T & RankedCandidate>((c) => c.task) : null;
   const kept: (T & RankedCandidate)[] = [];
   let comparisons = 0;

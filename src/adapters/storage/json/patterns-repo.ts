@@ -88,17 +88,31 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   };
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
-  // id → cosine when the vector scan already computed it.
-  const ids = new Map<string, number | null>();
+  // The union in parallel arrays: each id once, with its cosine when the vector scan computed it.
+  const found: string[] = [];
+  const scanned: (number | null)[] = [];
+  const position = new Map<string, number>();
   if (unit && query.vectorK > 0) {
-    for (const hit of await nearest(registry, scope, unit, query.vectorK, query.filter, budget)) ids.set(hit.id, hit.score);
+    for (const hit of await nearest(registry, scope, unit, query.vectorK, query.filter, budget)) {
+      const at = position.get(hit.id);
+      if (at !== undefined) {
+        scanned[at] = hit.score;
+        continue;
+      }
+      position.set(hit.id, found.length);
+      found.push(hit.id);
+      scanned.push(hit.score);
+    }
   }
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
   // Unordered: the candidates' order plays no part in their blend or ranking.
-  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false)) if (!ids.has(hit.id)) ids.set(hit.id, null);
+  for (const hit of state.keywords.top(query.terms, Math.floor(query.keywordK), accept, false)) {
+    if (position.has(hit.id)) continue;
+    position.set(hit.id, found.length);
+    found.push(hit.id);
+    scanned.push(null);
+  }
   const window = Math.floor(query.evalWindow);
-  const found = [...ids.keys()];
-  const scanned = [...ids.values()];
   const candidates: HybridCandidate[] = [];
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(found.length, (from, to) => {
