@@ -5,39 +5,13 @@
  * document frequencies, document count and total term count; the score itself is computed
  * here, so both give the same number for the same project.
  */
+import { isAsciiWordChar, termsOf } from './text.js';
+
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-/**
- * Every term of a text, repeats kept (term frequency counts them). Recall tokenizes every
- * candidate's task, so plain ASCII text (the usual case) takes a character loop; anything
- * else the Unicode-aware expression. Both give the same terms for ASCII.
- */
-export function termsOf(text: string): string[] {
-  const out: string[] = [];
-  let start = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128) return unicodeTermsOf(text);
-    if (isAsciiWordChar(c)) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      out.push(text.slice(start, i).toLowerCase());
-      start = -1;
-    }
-  }
-  if (start >= 0) out.push(text.slice(start).toLowerCase());
-  return out;
-}
-
-/** An ASCII letter or digit (a char code below 128): what the tokenizer keeps of plain ASCII text. */
-function isAsciiWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-}
-
-function unicodeTermsOf(text: string): string[] {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').split(' ').filter((t) => t.length > 0);
-}
+// Every term of a text, repeats kept: the tokenizer of core/text.ts (tokenSet gives the same terms as a set).
+export { termsOf };
 
 /** Distinct terms of a text, in first-seen order (a query's terms). */
 export function distinctTerms(text: string): string[] {
@@ -134,12 +108,20 @@ export class Bm25Scorer {
   private readonly first: number[];
   private readonly tfs: Float64Array;
   private readonly avg: number;
+  /**
+   * Term length → the indexes (ascending) of the first occurrences of that length: a word is
+   * compared only with the query terms it could equal, in the order a walk over all would.
+   */
+  private readonly byLength: number[][] = [];
 
   constructor(private readonly queryTerms: readonly string[], private readonly stats: Bm25Stats) {
     this.idfs = queryTerms.map((t) => idf(stats.df.get(t) ?? 0, stats.docs));
     this.first = queryTerms.map((t) => queryTerms.indexOf(t));
     this.tfs = new Float64Array(queryTerms.length);
     this.avg = averageLength(stats);
+    queryTerms.forEach((term, j) => {
+      if (this.first[j] === j) (this.byLength[term.length] ??= []).push(j);
+    });
   }
 
   score(task: string): number {
@@ -173,10 +155,10 @@ export class Bm25Scorer {
   }
 
   private countWord(text: string, start: number, end: number): void {
-    const terms = this.queryTerms;
-    for (let j = 0; j < terms.length; j++) {
-      const term = terms[j];
-      if (term.length !== end - start || this.first[j] !== j) continue;
+    const candidates = this.byLength[end - start];
+    if (candidates === undefined) return;
+    for (const j of candidates) {
+      const term = this.queryTerms[j];
       let same = true;
       for (let x = 0; x < term.length && same; x++) {
         const c = text.charCodeAt(start + x);

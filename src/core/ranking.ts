@@ -44,11 +44,9 @@ export function scoreCandidate<T extends RecallCandidate & { blended?: number }>
   c: T,
   opts: Pick<RankOptions, 'evalWeighted' | 'recency'>,
 ): T & RankedCandidate {
-  const base = c.blended ?? c.similarity;
-  const evalFactor = opts.evalWeighted ? qualityFactor(c.recent_evals) : 1;
-  const recency = opts.recency && opts.recency.weight > 0
-    ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
-    : 1;
+  const base = baseOf(c);
+  const evalFactor = evalFactorOf(c, opts);
+  const recency = recencyOf(c, opts);
   // Object.assign, then the new fields, is the spread `{ ...c, base, … }` without its cost:
   // on Node 20 a literal that adds fields after a spread takes a slow path, some 7 µs per
   // candidate on the reference box, most of a hybrid recall's ranking (bench --recall-cpu).
@@ -58,6 +56,29 @@ export function scoreCandidate<T extends RecallCandidate & { blended?: number }>
   out.recency_factor = recency;
   out.score = base * evalFactor * recency;
   return out;
+}
+
+/**
+ * scoreCandidate's score alone, the same number (the same factors multiplied in the same
+ * order), without the copy: a ranking that needs the page plus one scores every candidate
+ * but copies only those it reaches.
+ */
+export function candidateScore(c: RecallCandidate & { blended?: number }, opts: Pick<RankOptions, 'evalWeighted' | 'recency'>): number {
+  return baseOf(c) * evalFactorOf(c, opts) * recencyOf(c, opts);
+}
+
+function baseOf(c: RecallCandidate & { blended?: number }): number {
+  return c.blended ?? c.similarity;
+}
+
+function evalFactorOf(c: RecallCandidate, opts: Pick<RankOptions, 'evalWeighted'>): number {
+  return opts.evalWeighted ? qualityFactor(c.recent_evals) : 1;
+}
+
+function recencyOf(c: RecallCandidate, opts: Pick<RankOptions, 'recency'>): number {
+  return opts.recency && opts.recency.weight > 0
+    ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
+    : 1;
 }
 
 /** Ranking order: higher score first (sorted stably, so equal scores keep their order). */

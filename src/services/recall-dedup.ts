@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { NearDuplicateFilter } from '../core/dedup.js';
-import { byScore, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
+import { candidateScore, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
 import { sortInSlices, WorkBudget } from '../core/slices.js';
 import type { RecallCandidate } from '../core/types.js';
 
@@ -14,7 +14,8 @@ export function recallBudget(): WorkBudget {
  * bounded work: score each candidate, order by score (equal scores by `tiebreak`, then as they
  * came), then take the first `ranking.keep` — with dedup, the first `keep` survivors of
  * NearDuplicateFilter. Only the page plus one is ever used, so the order past it is never
- * worked out: the sort's runs are merged only as far as the walk goes.
+ * worked out: the sort's runs are merged only as far as the walk goes, and only the candidates
+ * the walk reaches are copied with their factors (scoreCandidate); the rest are scored alone.
  */
 export async function rankInSlices<T extends RecallCandidate & { blended?: number }>(
   candidates: T[],
@@ -22,15 +23,21 @@ export async function rankInSlices<T extends RecallCandidate & { blended?: numbe
   budget: WorkBudget,
   tiebreak?: (a: T, b: T) => number,
 ): Promise<(T & RankedCandidate)[]> {
-  const scored = await budget.map(candidates, (c) => scoreCandidate(c, ranking));
-  const order = tiebreak ? (a: T & RankedCandidate, b: T & RankedCandidate) => byScore(a, b) || tiebreak(a, b) : byScore;
-  const ranked = await sortInSlices(scored, order, budget);
+  const scores = await budget.map(candidates, (c) => candidateScore(c, ranking));
+  // Positions sorted as byScore (then `tiebreak`) would sort the scored copies: the same order.
+  const order = tiebreak
+    ? (a: number, b: number) => scores[b] - scores[a] || tiebreak(candidates[a], candidates[b])
+    : (a: number, b: number) => scores[b] - scores[a];
+  const positions = new Array<number>(candidates.length);
+  for (let i = 0; i < positions.length; i++) positions[i] = i;
+  const ranked = await sortInSlices(positions, order, budget);
   const filter = ranking.deduplicate ? new NearDuplicateFilter<T & RankedCandidate>((c) => c.task) : null;
   const kept: (T & RankedCandidate)[] = [];
   let comparisons = 0;
   while ((filter ? filter.size : kept.length) < ranking.keep) {
-    const candidate = ranked.next();
-    if (candidate === undefined) break;
+    const at = ranked.next();
+    if (at === undefined) break;
+    const candidate = scoreCandidate(candidates[at], ranking);
     if (filter) filter.offer(candidate);
     else kept.push(candidate);
     // The merge step, plus the token set and the Jaccard comparisons dedup made.

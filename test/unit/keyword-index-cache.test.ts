@@ -79,3 +79,45 @@ describe('JSON keyword index: topInSlices', () => {
     expect(pauses).toBeGreaterThan(50);
   });
 });
+
+/**
+ * top() keeps its k best with a heap, scoring either through a touched list (few postings) or
+ * densely over every slot with a floor (postings covering much of the project). Whichever path
+ * a query takes, its hits must be the first k of every scored document in order (score, then
+ * id), filter applied: the same as asking for all of them and cutting.
+ */
+describe('JSON keyword index: top k', () => {
+  // Three disjoint word lists, each word in 1/7, 1/12 or 1/11 of the tasks: all selective.
+  const VERBS = ['parse', 'merge', 'resize', 'stream', 'sum', 'sort', 'index'];
+  const NOUNS = ['csv', 'json', 'logs', 'images', 'files', 'rows', 'lines', 'events', 'tickets', 'carts', 'clips', 'pdfs'];
+  const PLACES = ['s3', 'disk', 'ftp', 'redis', 'kafka', 'queue', 'sheet', 'api', 'cron', 'table', 'topic'];
+
+  function project(): KeywordIndex {
+    const index = new KeywordIndex();
+    for (let i = 0; i < 600; i++) {
+      // Repeated word patterns give many equal scores (ties broken by id); a few rare words.
+      const words = [VERBS[i % 7], NOUNS[(i * 5) % 12], PLACES[(i * 7) % 11]];
+      if (i % 97 === 0) words.push('zebra');
+      index.set(`p${String((i * 7919) % 1000).padStart(4, '0')}`, words.join(' '));
+    }
+    // Deleted documents leave free slots behind.
+    for (let i = 0; i < 600; i += 13) index.remove(`p${String((i * 7919) % 1000).padStart(4, '0')}`);
+    return index;
+  }
+
+  it('gives the first k of the full ordering, on dense and sparse queries, with and without a filter', () => {
+    const index = project();
+    const accept = (id: string) => id.endsWith('1') || id.endsWith('4') || id.endsWith('8');
+    // Dense: 'parse merge resize', 'parse csv s3 sort'; sparse: 'zebra', 'csv', 'zebra kafka'.
+    for (const q of ['parse merge resize', 'parse csv s3 sort', 'zebra', 'csv', 'zebra kafka', 'nothing here']) {
+      const terms = distinctTerms(q);
+      const all = index.top(terms, 10_000);
+      for (const k of [1, 3, 10, 25]) {
+        expect(index.top(terms, k)).toEqual(all.slice(0, k));
+        expect(index.top(terms, k, accept)).toEqual(all.filter((h) => accept(h.id)).slice(0, k));
+        const unordered = index.top(terms, k, undefined, false);
+        expect(unordered.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))).toEqual(all.slice(0, k));
+      }
+    }
+  });
+});

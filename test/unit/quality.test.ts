@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { qualityFactor } from '../../src/core/quality.js';
+import { median } from '../../src/core/stats.js';
 
 describe('qualityFactor', () => {
   it('is 0.75 without observations', () => expect(qualityFactor([])).toBe(0.75));
@@ -24,5 +25,18 @@ describe('qualityFactor', () => {
   it('ignores non-finite observations', () => {
     expect(qualityFactor([Number.NaN, 6])).toBeCloseTo(0.8, 10);
     expect(qualityFactor([Number.NaN])).toBe(0.75);
+  });
+  it('equals its definition (the first five finite observations, clamped, their median) to the last bit', () => {
+    const definition = (xs: number[]) => {
+      const window = xs.filter((x) => Number.isFinite(x)).slice(0, 5).map((x) => Math.max(0, Math.min(10, x)));
+      return window.length === 0 ? 0.75 : Math.max(0.5, Math.min(1, 0.5 + 0.05 * median(window)));
+    };
+    const values = [Number.NaN, Infinity, -Infinity, -0, 0, 0.1, 3.3, 7.77, 10, 12, -2, 5, 5];
+    let seed = 7;
+    const next = () => (seed = (seed * 16807) % 2147483647);
+    for (let n = 0; n < 2000; n++) {
+      const xs = Array.from({ length: next() % 10 }, () => values[next() % values.length]);
+      expect(Object.is(qualityFactor(xs), definition(xs)), JSON.stringify(xs)).toBe(true);
+    }
   });
 });

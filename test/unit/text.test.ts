@@ -9,6 +9,15 @@ describe('tokenSet', () => {
   });
   it('is a set: repeats collapse', () => expect(tokenSet('a a A b')).toEqual(new Set(['a', 'b'])));
   it('keeps non-ASCII letters inside words', () => expect(tokenSet('Café naïve')).toEqual(new Set(['café', 'naïve'])));
+  it('gives, in the same order, the tokens of the Unicode expression (its ASCII walk is a shortcut)', () => {
+    const reference = (text: string) =>
+      new Set(text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').split(' ').filter((t) => t.length > 0));
+    const texts = [
+      'Parse CSV-file, then write_JSON! (v2)', '  lead and trail  ', 'x', 'A1b2 C3', 'tab\tnew\nline\r\u0000nul~^`{}|',
+      'Résumé for Zoë', 'ASCII then é at the end', 'ÀÉÎ upper', '12 345 6.7', '',
+    ];
+    for (const text of texts) expect([...tokenSet(text)]).toEqual([...reference(text)]);
+  });
   it('is empty for blank or punctuation-only text', () => {
     expect(tokenSet('').size).toBe(0);
     expect(tokenSet('  --- !!! ').size).toBe(0);

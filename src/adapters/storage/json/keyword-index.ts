@@ -5,6 +5,12 @@ import { TopRows } from './top-rows.js';
 /** Posting entries added up (or documents copied out) per unit of a WorkBudget: a few ns each. */
 const SUMS_PER_UNIT = 64;
 
+/**
+ * A query's postings at least 1 / DENSE_SHARE of the project's slots: scored densely (see
+ * KeywordIndex.addDense). Either path finds the same hits; this only picks the cheaper one.
+ */
+const DENSE_SHARE = 4;
+
 export interface KeywordHit {
   id: string;
   score: number;
@@ -126,12 +132,30 @@ export class KeywordIndex {
   top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true): KeywordHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
-    const scores = this.scores;
-    const touched = this.touched;
-    let touchedCount = 0;
+    const selected: Posting[] = [];
+    let postings = 0;
     for (const term of selectiveTerms(terms, stats)) {
       const posting = this.postings.get(term);
       if (!posting) continue;
+      selected.push(posting);
+      postings += posting.size;
+    }
+    const heap = new TopK(k, this.ids);
+    // Terms are added in query order in both paths, so every sum is the same to the last bit.
+    if (postings * DENSE_SHARE >= this.ids.length) this.addDense(selected, stats, heap, accept);
+    else this.addSparse(selected, stats, heap, accept);
+    return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
+  }
+
+  /**
+   * Few postings: each first touch of a slot is remembered, and only those slots are offered.
+   * Every touch tests whether the slot was touched before, a branch the CPU cannot predict.
+   */
+  private addSparse(selected: Posting[], stats: Bm25Stats, heap: TopK, accept?: (id: string) => boolean): void {
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+    for (const posting of selected) {
       const contributions = this.contributionsOf(posting, stats);
       const { slots, size } = posting;
       for (let i = 0; i < size; i++) {
@@ -140,14 +164,44 @@ export class KeywordIndex {
         scores[slot] += contributions[i];
       }
     }
-    const heap = new TopK(k, this.ids);
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i];
       const score = scores[slot];
       scores[slot] = 0;
-      if (score > 0 && (accept === undefined || accept(this.ids[slot]))) heap.offer(slot, score);
+      this.offer(heap, slot, score, accept);
     }
-    return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
+  }
+
+  /**
+   * Postings covering much of the project (the usual query: thousands of postings on a 10k
+   * project): adds without the touched test, then walks every slot in order against a floor,
+   * the heap's worst kept score once it is full. Nearly every slot is below the floor (or
+   * untouched, 0), so the walk's branch is predictable; a slot at the floor may still enter
+   * on a smaller id, which the heap decides. The scores are cleared in one fill.
+   */
+  private addDense(selected: Posting[], stats: Bm25Stats, heap: TopK, accept?: (id: string) => boolean): void {
+    const scores = this.scores;
+    for (const posting of selected) {
+      const contributions = this.contributionsOf(posting, stats);
+      const { slots, size } = posting;
+      for (let i = 0; i < size; i++) scores[slots[i]] += contributions[i];
+    }
+    const slotCount = this.ids.length;
+    // The smallest positive double: an untouched slot (0) is below it (every contribution is > 0).
+    let floor = Number.MIN_VALUE;
+    for (let slot = 0; slot < slotCount; slot++) {
+      const score = scores[slot];
+      if (score < floor) continue;
+      this.offer(heap, slot, score, accept);
+      floor = heap.floor();
+    }
+    scores.fill(0, 0, slotCount);
+  }
+
+  /** Offers a scored slot; the filter runs only for a slot that would enter the heap (it has no side effects). */
+  private offer(heap: TopK, slot: number, score: number, accept?: (id: string) => boolean): void {
+    if (!(score > 0) || !heap.admits(slot, score)) return;
+    if (accept === undefined || accept(this.ids[slot])) heap.offer(slot, score);
   }
 
   /**
@@ -236,6 +290,16 @@ class TopK {
 
   constructor(private readonly k: number, private readonly ids: string[]) {}
 
+  /** The lowest score that may still enter: the worst kept once full, else the smallest positive double. */
+  floor(): number {
+    return this.slots.length < this.k ? Number.MIN_VALUE : this.scores[0];
+  }
+
+  /** Whether offering (slot, score) would change the heap. */
+  admits(slot: number, score: number): boolean {
+    return this.slots.length < this.k || this.worse(this.scores[0], this.slots[0], score, slot);
+  }
+
   private worse(sa: number, a: number, sb: number, b: number): boolean {
     return sa < sb || (sa === sb && this.ids[a] > this.ids[b]);
   }
@@ -282,7 +346,12 @@ class TopK {
   }
 
   private swap(a: number, b: number): void {
-    [this.slots[a], this.slots[b]] = [this.slots[b], this.slots[a]];
-    [this.scores[a], this.scores[b]] = [this.scores[b], this.scores[a]];
+    // Plain temporaries: a destructuring swap allocated two arrays per call (an allocation profile showed it).
+    const slot = this.slots[a];
+    this.slots[a] = this.slots[b];
+    this.slots[b] = slot;
+    const score = this.scores[a];
+    this.scores[a] = this.scores[b];
+    this.scores[b] = score;
   }
 }

@@ -113,14 +113,17 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
       const id = i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length];
       const record = state.patterns.get(id);
       if (!record) continue;
-      const vector = state.index.vectorOf(id);
-      const cosine = i < scanned.length ? scanned[i].score : unit && vector && vector.length === unit.length ? dot(unit, vector) : 0;
+      const cosineKnown = i < scanned.length ? scanned[i].score : null;
+      const meanDotKept = mean ? state.vectorMean.keptDot(id) : undefined;
+      // The vector is looked up (a view allocated) only for what the scan and the mean left open.
+      const vector = cosineKnown === null || (mean && meanDotKept === undefined) ? state.index.vectorOf(id) : null;
+      const cosine = cosineKnown ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
       candidates.push({
         id,
         task: record.task,
         similarity: clamp01(cosine),
         cosine,
-        mean_dot: mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null,
+        mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });

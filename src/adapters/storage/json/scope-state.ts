@@ -170,8 +170,9 @@ export class ScopeState {
   recentEvals(id: string, n: number): number[] | undefined {
     const list = this.evals.get(id);
     if (!list || list.length === 0 || n <= 0) return undefined;
-    const out: number[] = [];
-    for (let i = list.length - 1; i >= 0 && out.length < n; i--) out.push(list[i].score);
+    // Sized up front: recall asks this for every candidate.
+    const out = new Array<number>(Math.min(n, list.length));
+    for (let i = 0; i < out.length; i++) out[i] = list[list.length - 1 - i].score;
     return out;
   }
 

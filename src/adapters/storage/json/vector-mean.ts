@@ -56,6 +56,15 @@ export class VectorMean {
     return this.current().norm2;
   }
 
+  /**
+   * The kept dot of pattern `id` with the mean, if worked out since the last change (then the
+   * pattern has a vector of the mean's dimension: any change of it clears what is kept). Lets
+   * a caller skip looking up the vector at all.
+   */
+  keptDot(id: string): number | undefined {
+    return this.kept?.dots.get(id);
+  }
+
   /** The unit vector `unit` of pattern `id` · the mean (call only when `mean` gave a mean of its dimension). */
   meanDot(id: string, unit: Float32Array): number {
     const kept = this.current();
