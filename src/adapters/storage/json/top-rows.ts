@@ -21,6 +21,19 @@ export class TopRows<T> {
     return this.scores.length;
   }
 
+  /**
+   * A score below this is never kept (-Infinity while there is room): scans compare each row's
+   * score with it before anything else. A row skipped that way must be noted with `refuse()`.
+   */
+  get floor(): number {
+    return this.scores.length < this.capacity ? -Infinity : this.capacity > 0 ? this.scores[0] : Infinity;
+  }
+
+  /** Notes a row refused for lack of room without asking `admits` (it scored below `floor`). */
+  refuse(): void {
+    this.evicted = true;
+  }
+
   /** Whether a row of this score and id would be kept (cheap: call before the filter). */
   admits(score: number, id: string): boolean {
     if (this.scores.length < this.capacity) return true;

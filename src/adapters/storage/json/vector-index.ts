@@ -23,6 +23,11 @@ const EXACT_SCAN_MAX_ROWS = 2048;
  */
 export const SCAN_ROWS_PER_UNIT = 32;
 /**
+ * A search whose estimated work (rows scanned, then candidates kept and re-scored) is at most
+ * this many turns' share runs in one go (see searchInSlices).
+ */
+const ONE_GO_TURNS = 2;
+/**
  * Sliced passes a search makes before it scans in one go: a pass is repeated only when a row it
  * had kept was deleted or rewritten while the loop was handed back and it had already let go
  * of the rows that would replace it (see SlicedScan).
@@ -224,6 +229,14 @@ export class VectorIndex<T> {
    * scores and order as `search`.
    */
   async searchInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
+    // A small search (a default page over some thousands of rows) runs in one go: it takes a
+    // fraction of a millisecond, less than the slicing itself costs. Its work is still charged.
+    const work = this.size / SCAN_ROWS_PER_UNIT + 2 * Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
+    if (work <= ONE_GO_TURNS * budget.perTurn) {
+      const hits = this.search(unit, k, accept);
+      if (budget.charge(work)) await budget.handBack();
+      return hits;
+    }
     const found = await this.candidatesInSlices(unit, k, accept, budget);
     const order = await sortInSlices([...found.ids.keys()], (a, b) => byScoreThenId(found, a, b), budget);
     const hits: IndexHit<T>[] = [];
@@ -305,11 +318,18 @@ export class VectorIndex<T> {
       const n = to - from;
       let [sc, ids, items] = [scores, this.rowIds, this.rowItems];
       let [scoreAt, rowAt] = [0, from]; // row from + j is sc[scoreAt + j], ids[rowAt + j]
+      // Most rows score below the worst kept one: one number compare skips them.
+      let floor = top.floor;
       for (let j = 0; j < n; j++) {
+        if (sc[scoreAt + j] < floor) {
+          top.refuse();
+          continue;
+        }
         const id = ids[rowAt + j];
         if (!top.admits(sc[scoreAt + j], id) || !fresh(id, seq)) continue;
         if (accept !== undefined && !accept(items[rowAt + j])) continue;
         top.offer(sc[scoreAt + j], id, items[rowAt + j], seq);
+        floor = top.floor;
         if (!budget.charge(1)) continue;
         if (ids === this.rowIds && j + 1 < n) {
           [sc, ids, items] = [sc.slice(scoreAt + j + 1, scoreAt + n), ids.slice(rowAt + j + 1, rowAt + n), items.slice(rowAt + j + 1, rowAt + n)];
