@@ -132,14 +132,7 @@ export class KeywordIndex {
   top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true): KeywordHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
-    const selected: Posting[] = [];
-    let postings = 0;
-    for (const term of selectiveTerms(terms, stats)) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      selected.push(posting);
-      postings += posting.size;
-    }
+    const { selected, postings } = this.selectedPostings(terms, stats);
     const heap = new TopK(k, this.ids);
     // Terms are added in query order in both paths, so every sum is the same to the last bit.
     if (postings * DENSE_SHARE >= this.ids.length) this.addDense(selected, stats, heap, accept);
@@ -154,16 +147,7 @@ export class KeywordIndex {
   private addSparse(selected: Posting[], stats: Bm25Stats, heap: TopK, accept?: (id: string) => boolean): void {
     const scores = this.scores;
     const touched = this.touched;
-    let touchedCount = 0;
-    for (const posting of selected) {
-      const contributions = this.contributionsOf(posting, stats);
-      const { slots, size } = posting;
-      for (let i = 0; i < size; i++) {
-        const slot = slots[i];
-        if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot] += contributions[i];
-      }
-    }
+    const touchedCount = this.sumTouched(selected, stats);
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i];
       const score = scores[slot];
@@ -214,30 +198,16 @@ export class KeywordIndex {
   async topInSlices(terms: readonly string[], k: number, accept: ((id: string) => boolean) | undefined, budget: WorkBudget): Promise<KeywordHit[]> {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
+    const { selected, postings: added } = this.selectedPostings(terms, stats);
     // Few postings: top's one go (a fraction of a millisecond) costs less than slicing. Charged all the same.
-    let postings = 0;
-    for (const term of selectiveTerms(terms, stats)) postings += this.postings.get(term)?.size ?? 0;
-    if (postings / SUMS_PER_UNIT + k <= budget.perTurn) {
+    if (added / SUMS_PER_UNIT + k <= budget.perTurn) {
       const hits = this.top(terms, k, accept, false);
-      if (budget.charge(postings / SUMS_PER_UNIT + hits.length)) await budget.handBack();
+      if (budget.charge(added / SUMS_PER_UNIT + hits.length)) await budget.handBack();
       return hits;
     }
     const scores = this.scores;
     const touched = this.touched;
-    let touchedCount = 0;
-    let added = 0;
-    for (const term of selectiveTerms(terms, stats)) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const contributions = this.contributionsOf(posting, stats);
-      const { slots, size } = posting;
-      for (let i = 0; i < size; i++) {
-        const slot = slots[i];
-        if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot] += contributions[i];
-      }
-      added += size;
-    }
+    const touchedCount = this.sumTouched(selected, stats);
     const found = new Float64Array(touchedCount);
     const ids = new Array<string>(touchedCount);
     for (let i = 0; i < touchedCount; i++) {
@@ -260,6 +230,39 @@ export class KeywordIndex {
       }
     });
     return heap.ids.map((id, i) => ({ id, score: heap.scores[i] }));
+  }
+
+  /** The postings of the query's selective terms (in query order) and their total size. */
+  private selectedPostings(terms: readonly string[], stats: Bm25Stats): { selected: Posting[]; postings: number } {
+    const selected: Posting[] = [];
+    let postings = 0;
+    for (const term of selectiveTerms(terms, stats)) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      selected.push(posting);
+      postings += posting.size;
+    }
+    return { selected, postings };
+  }
+
+  /**
+   * Adds the postings' contributions into `scores`, noting each slot's first touch in
+   * `touched`; returns how many slots were touched (the caller reads and clears them).
+   */
+  private sumTouched(selected: Posting[], stats: Bm25Stats): number {
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+    for (const posting of selected) {
+      const contributions = this.contributionsOf(posting, stats);
+      const { slots, size } = posting;
+      for (let i = 0; i < size; i++) {
+        const slot = slots[i];
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot] += contributions[i];
+      }
+    }
+    return touchedCount;
   }
 
   /**
