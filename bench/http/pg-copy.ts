@@ -258,6 +258,9 @@ export async function copyFill(url: string, size: number, modelPath: string, see
     }
     await client.query('ANALYZE patterns');
     await client.query('ANALYZE eval_observations');
+    // The keyword postings the COPY's trigger wrote, as autovacuum leaves an insert-only table
+    // in a running deployment: all-visible (index-only scans skip the heap) and analyzed.
+    await client.query('VACUUM (ANALYZE) recall_postings');
     const sizes = (await client.query<{ table: string; index: string; total: string }>(
       "SELECT pg_relation_size('patterns')::text AS table, pg_relation_size('patterns_embedding_384_hnsw')::text AS index, pg_total_relation_size('patterns')::text AS total",
     )).rows[0];
