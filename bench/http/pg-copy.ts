@@ -256,11 +256,11 @@ export async function copyFill(url: string, size: number, modelPath: string, see
     } finally {
       await niceBuild.stop();
     }
-    await client.query('ANALYZE patterns');
-    await client.query('ANALYZE eval_observations');
-    // The keyword postings the COPY's trigger wrote, as autovacuum leaves an insert-only table
-    // in a running deployment: all-visible (index-only scans skip the heap) and analyzed.
-    await client.query('VACUUM (ANALYZE) recall_postings');
+    // The filled tables as autovacuum leaves insert-only tables in a running deployment:
+    // all-visible (index-only scans skip the heap) and analyzed. Left to autovacuum, its
+    // workers would run during the first measured runs (at 1M for minutes) and count as
+    // PostgreSQL's CPU per request.
+    await client.query('VACUUM (ANALYZE) patterns, eval_observations, recall_postings');
     const sizes = (await client.query<{ table: string; index: string; total: string }>(
       "SELECT pg_relation_size('patterns')::text AS table, pg_relation_size('patterns_embedding_384_hnsw')::text AS index, pg_total_relation_size('patterns')::text AS total",
     )).rows[0];
