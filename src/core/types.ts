@@ -92,6 +92,11 @@ export interface PatternFilter {
   updated_before?: string;
 }
 
+/** Whether a filter restricts anything (an object of undefined fields does not). */
+export function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
+  return !!f && Object.values(f).some((v) => v !== undefined);
+}
+
 /** (+) Where a pattern listing newest-first resumes: the last listed (updated_at, id). */
 export interface PatternCursor {
   updated_at: string;

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConflictError } from '../../../core/errors.js';
 import { sortInSlices, WorkBudget } from '../../../core/slices.js';
 import { dot, type HybridCandidate, type HybridCandidateSet, type HybridQuery } from '../../../core/hybrid.js';
-import type { PatternFilter, PatternRecord, Scope, ScoredPattern } from '../../../core/types.js';
+import { hasFilter, type PatternFilter, type PatternRecord, type Scope, type ScoredPattern } from '../../../core/types.js';
 import type { PatternRepository } from '../../../ports/storage.js';
 import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
@@ -21,10 +21,6 @@ function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {
   if (f.updated_after !== undefined && !(Date.parse(p.updated_at) > Date.parse(f.updated_after))) return false;
   if (f.updated_before !== undefined && !(Date.parse(p.updated_at) < Date.parse(f.updated_before))) return false;
   return true;
-}
-
-function hasFilter(f: PatternFilter | undefined): f is PatternFilter {
-  return !!f && Object.values(f).some((v) => v !== undefined);
 }
 
 /** Newest updated_at first, then higher id first: the order of `list` (instants compared, not strings). */

@@ -267,11 +267,9 @@ export class VectorIndex<T> {
   private candidates(unit: Float32Array, k: number, accept?: (item: T) => boolean): Candidates<T> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
-    const f = this.floats!;
-    f.set(unit, 0);
-    f.fill(0, unit.length, this.strideFloats);
+    const f = this.loadQuery(unit);
     const matrixBytes = this.matrixOffsetFloats() * 4;
-    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    const scoresFloats = this.scoresOffsetFloats();
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
     if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
     const candidates = this.selectTop(this.int8.scores(unit, this.size), rescore, accept);
@@ -401,10 +399,8 @@ export class VectorIndex<T> {
    */
   private scoreRows(unit: Float32Array, from: number, to: number, exact: boolean): Float32Array {
     if (!exact) return this.int8.scoresOf(unit, from, to);
-    const f = this.floats!;
-    f.set(unit, 0);
-    f.fill(0, unit.length, this.strideFloats);
-    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    const f = this.loadQuery(unit);
+    const scoresFloats = this.scoresOffsetFloats();
     this.dots!(0, (this.matrixOffsetFloats() + from * this.strideFloats) * 4, to - from, this.strideFloats * 4, scoresFloats * 4);
     return f.subarray(scoresFloats, scoresFloats + (to - from));
   }
@@ -418,11 +414,9 @@ export class VectorIndex<T> {
       if (this.size === 0) return;
       this.checkDimension(unit);
       // Views and offsets read per slice: the memory may have grown while the loop was handed back.
-      const f = this.floats!;
-      f.set(unit, 0);
-      f.fill(0, unit.length, this.strideFloats);
+      const f = this.loadQuery(unit);
       const matrixBytes = this.matrixOffsetFloats() * 4;
-      const out = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+      const out = this.scoresOffsetFloats();
       for (let i = from; i < to; i++) {
         const row = fresh(i) ? this.rowOf.get(top.ids[i]) : undefined;
         if (row === undefined) continue;
@@ -456,7 +450,7 @@ export class VectorIndex<T> {
 
   /** Scores every row against the query already in the query slot; the best k, unordered. */
   private exactScan(k: number, accept?: (item: T) => boolean): Candidates<T> {
-    const scoresFloats = this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+    const scoresFloats = this.scoresOffsetFloats();
     this.dots!(0, this.matrixOffsetFloats() * 4, this.size, this.strideFloats * 4, scoresFloats * 4);
     const scores = this.floats!.subarray(scoresFloats, scoresFloats + this.size);
     const top = this.selectTop(scores, Math.min(k, this.size), accept);
@@ -516,6 +510,19 @@ export class VectorIndex<T> {
 
   private matrixOffsetFloats(): number {
     return this.strideFloats; // the query slot comes first
+  }
+
+  /** Where the float kernel writes its scores: after the matrix's capacity. */
+  private scoresOffsetFloats(): number {
+    return this.matrixOffsetFloats() + this.capacity * this.strideFloats;
+  }
+
+  /** Writes the query into the query slot (zero-padded to the stride) and returns the float view. */
+  private loadQuery(unit: Float32Array): Float32Array {
+    const f = this.floats!;
+    f.set(unit, 0);
+    f.fill(0, unit.length, this.strideFloats);
+    return f;
   }
 
   /** A new dimension (first row, or a reindex to another model) starts an empty matrix. */

@@ -1,6 +1,6 @@
 import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../core/hybrid.js';
 import type { WorkBudget } from '../../../core/slices.js';
-import type { Scope } from '../../../core/types.js';
+import { hasFilter, type Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
@@ -65,8 +65,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const dim = unit ? unit.length : 0;
   const params: unknown[] = [unit ? vectorParam(unit) : null];
   const where = scopeWhere(scope, query.filter, params);
-  // scopeWhere pushes the tenant and project, then one parameter per filter condition.
-  const filtered = params.length > 3;
+  const filtered = hasFilter(query.filter);
   params.push(query.terms);
   const terms = `$${params.length}::text[]`;
   params.push(Math.max(0, Math.floor(query.keywordK)));
