@@ -1,4 +1,3 @@
-import { createWriteStream } from 'node:fs';
 import { access, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -46,17 +45,21 @@ export async function hubFile(opts: HubDownloadOptions, file: string): Promise<s
   const total = Number(response.headers.get('content-length')) || null;
   await mkdir(dirname(target), { recursive: true });
   const partial = `${target}.${process.pid}.part`;
+  // The partial file is opened here, before the pipeline: a stream that opens its file lazily
+  // could still create it after a failed pipeline has returned and the clean-up below has run.
+  const handle = await open(partial, 'w');
   try {
     let received = 0;
     const report = progressReporter(opts.progress ?? null, `${opts.repo}/${file}`, total);
     const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
     body.on('data', (chunk: Buffer) => report((received += chunk.length)));
-    await pipeline(body, createWriteStream(partial));
+    await pipeline(body, handle.createWriteStream());
     report(received, true);
     if (total !== null && received !== total) throw new Error(`cannot download ${url}: got ${received} of ${total} bytes`);
     await flush(partial);
     await rename(partial, target);
   } catch (err) {
+    await handle.close().catch(() => undefined);
     await rm(partial, { force: true });
     throw err;
   }
