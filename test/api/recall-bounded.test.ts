@@ -74,10 +74,10 @@ vi.mock('../../src/core/hybrid.js', async (importOriginal) => {
 const ROWS_PER_STEP = 32;
 vi.mock('../../src/adapters/storage/json/dot-kernel.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/adapters/storage/json/dot-kernel.js')>();
-  type Dots = ReturnType<typeof real.createDots>;
-  const countedDots = (dots: Dots): Dots => (q, m, n, strideBytes, out) => {
+  type Dots = ReturnType<typeof real.createInt8Dots>; // the float kernel's, plus the row scales
+  const countedDots = (dots: Dots): Dots => (q, m, n, strideBytes, out, scales) => {
     step(1 + n / ROWS_PER_STEP);
-    dots(q, m, n, strideBytes, out);
+    dots(q, m, n, strideBytes, out, scales);
   };
   return {
     ...real,

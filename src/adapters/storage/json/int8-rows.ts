@@ -1,4 +1,4 @@
-import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
+import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES, wasm, type Int8DotsFn, type WasmMemory } from './dot-kernel.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536;
@@ -7,20 +7,19 @@ const INT8_MAX = 127;
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query as i16 (two strides) | rows × stride | i32 scores]. Scanning it reads a quarter of
- * the float matrix's bytes; its scores (dot × row scale) only choose candidates, which the index then re-scores
- * exactly from the float rows. Row numbers are the index's own.
+ * [query as i16 (two strides) | rows × stride | f32 scores | f32 row scales]. Scanning it reads
+ * a quarter of the float matrix's bytes; its scores (dot × row scale, the kernel applying the
+ * scale) only choose candidates, which the index then re-scores exactly from the float rows.
+ * Row numbers are the index's own.
  */
 export class Int8Rows {
   private strideBytes = 0;
   private capacity = 0;
   private memory: WasmMemory | null = null;
   private bytes: Int8Array | null = null;
-  private dots: DotsFn | null = null;
-  /** Per row: the float value of one quantisation step (row max / 127). */
+  /** Per row (in the memory, after the scores): the float value of one quantisation step (row max / 127). */
   private scales = new Float32Array(0);
-  /** Scratch for the approximate scores, reused across searches. */
-  private approx = new Float32Array(0);
+  private dots: Int8DotsFn | null = null;
 
   constructor(private readonly preferJsKernel = false) {}
 
@@ -31,13 +30,12 @@ export class Int8Rows {
     this.memory = null;
     this.bytes = null;
     this.scales = new Float32Array(0);
-    this.approx = new Float32Array(0);
   }
 
   ensureCapacity(rows: number): void {
     if (rows <= this.capacity && this.memory) return;
     const capacity = Math.max(rows, this.capacity);
-    const total = this.queryBytes() + capacity * this.strideBytes + capacity * 4;
+    const total = this.queryBytes() + capacity * (this.strideBytes + 8);
     const pages = Math.ceil(total / PAGE_BYTES);
     if (pages > MAX_PAGES) throw new Error(`vector index full: ${rows} quantised rows exceed 4 GiB; use PostgreSQL storage`);
     if (!this.memory) {
@@ -48,10 +46,11 @@ export class Int8Rows {
       if (pages > current) this.memory.grow(pages - current);
     }
     this.bytes = new Int8Array(this.memory.buffer);
-    const scales = new Float32Array(capacity);
-    scales.set(this.scales.subarray(0, Math.min(this.scales.length, capacity)));
-    this.scales = scales;
-    this.approx = new Float32Array(capacity);
+    // The scales move up with the larger score area (copyWithin copies overlapping ranges whole).
+    const kept = Math.min(this.capacity, capacity);
+    const scalesAt = this.scalesOffset(capacity);
+    new Float32Array(this.memory.buffer).copyWithin(scalesAt / 4, this.scalesOffset(this.capacity) / 4, this.scalesOffset(this.capacity) / 4 + kept);
+    this.scales = new Float32Array(this.memory.buffer, scalesAt, capacity);
     this.capacity = capacity;
   }
 
@@ -85,16 +84,17 @@ export class Int8Rows {
     // The query widened to i16 once here, so the kernel need not widen it for every row.
     quantise(unit, new Int16Array(this.memory!.buffer, 0, this.strideBytes), 0, this.strideBytes);
     const out = this.queryBytes() + this.capacity * this.strideBytes;
-    this.dots!(0, this.rowOffset(from), n, this.strideBytes, out);
-    const dots = new Int32Array(this.memory!.buffer, out, n);
-    const approx = this.approx;
-    const scales = this.scales;
-    for (let i = 0; i < n; i++) approx[i] = dots[i] * scales[from + i];
-    return approx.subarray(0, n);
+    this.dots!(0, this.rowOffset(from), n, this.strideBytes, out, this.scalesOffset(this.capacity) + 4 * from);
+    return new Float32Array(this.memory!.buffer, out, n);
   }
 
   private rowOffset(row: number): number {
     return this.queryBytes() + row * this.strideBytes; // the query slot comes first
+  }
+
+  /** Where the row scales start in a memory laid out for `capacity` rows (after the scores). */
+  private scalesOffset(capacity: number): number {
+    return this.queryBytes() + capacity * (this.strideBytes + 4);
   }
 
   /** The query's slot: one i16 per dimension (a multiple of 16 bytes, so rows stay aligned). */

@@ -475,9 +475,12 @@ export class VectorIndex<T> {
     const ids = this.rowIds;
     const worse = (sa: number, ra: number, sb: number, rb: number) => sa < sb || (sa === sb && ids[ra] > ids[rb]);
     let n = 0;
+    // The worst kept score once the heap is full: most rows fall below it, and one compare with
+    // a local skips them (this loop runs over every row of the scan).
+    let floor = k > 0 ? -Infinity : Infinity;
     for (let r = 0; r < scores.length; r++) {
       const s = scores[r];
-      if (n === k && s < heapScore[0]) continue;
+      if (s < floor) continue;
       if (n === k && !worse(heapScore[0], heapRow[0], s, r)) continue;
       if (accept !== undefined && !accept(this.rowItems[r])) continue;
       let i: number;
@@ -504,6 +507,7 @@ export class VectorIndex<T> {
       }
       heapScore[i] = s;
       heapRow[i] = r;
+      if (n === k) floor = heapScore[0];
     }
     return { rows: heapRow.subarray(0, n), scores: heapScore.subarray(0, n) };
   }
