@@ -106,8 +106,8 @@ function kernelBytes(): Uint8Array {
 
 const I32X4_ADD = simd(0xae);
 const I32X4_DOT_I16X8_S = simd(0xba);
-const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
-const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
+/** v128.load8x8_s: 8 bytes loaded and widened to i16x8 in one step (one pmovsxbw on x64). */
+const load8x8s = (offset: number) => [...simd(0x01), 3, ...uleb(offset)];
 const i32x4Lane = (lane: number) => [...simd(0x1b), lane];
 const F32_LOAD = [0x2a, 2, 0];
 const F32_DEMOTE_F64 = 0xb6;
@@ -139,9 +139,8 @@ function int8KernelBytes(): Uint8Array {
   // Locals: 6 rowEnd, 7 query cursor; v128 8 and 9 accumulators, 10 the row block.
   const [ROW_END, QUERY, ACC_LOW, ACC_HIGH, ROW] = [6, 7, 8, 9, 10];
   const block = (b: number) => [
-    ...get(1), ...v128Load(16 * b), ...set(ROW),
-    ...get(ACC_LOW), ...get(ROW), ...I16X8_EXTEND_LOW_I8X16_S, ...get(QUERY), ...v128Load(32 * b), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(ACC_LOW),
-    ...get(ACC_HIGH), ...get(ROW), ...I16X8_EXTEND_HIGH_I8X16_S, ...get(QUERY), ...v128Load(32 * b + 16), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(ACC_HIGH),
+    ...get(ACC_LOW), ...get(1), ...load8x8s(16 * b), ...get(QUERY), ...v128Load(32 * b), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(ACC_LOW),
+    ...get(ACC_HIGH), ...get(1), ...load8x8s(16 * b + 8), ...get(QUERY), ...v128Load(32 * b + 16), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(ACC_HIGH),
   ];
   const body = [
     ...BLOCK,
@@ -173,6 +172,48 @@ function int8KernelBytes(): Uint8Array {
     END,
   ];
   return moduleBytes(body, 3, 6);
+}
+
+const F32X4_PMAX = simd(0xeb);
+const f32x4Lane = extractLane;
+const F32_MAX = 0x97;
+
+/**
+ * maxima(scores, blocks, out): for each of `blocks` blocks of 16 consecutive f32 scores at
+ * byte offset `scores` (16-byte aligned), writes the block's largest score to consecutive f32
+ * slots at `out`. Lets the selection skip whole blocks (row-selection.ts selectTopByBlocks).
+ */
+function maximaKernelBytes(): Uint8Array {
+  // Params: 0 scores (cursor), 1 blocks (counted down), 2 out; v128 local 3.
+  const body = [
+    ...BLOCK,
+    ...get(1), I32_EQZ, ...brIf(0),
+    ...LOOP,
+    ...get(0), ...v128Load(0), ...get(0), ...v128Load(16), ...F32X4_PMAX,
+    ...get(0), ...v128Load(32), ...get(0), ...v128Load(48), ...F32X4_PMAX,
+    ...F32X4_PMAX, ...set(3),
+    ...get(2),
+    ...get(3), ...f32x4Lane(0), ...get(3), ...f32x4Lane(1), F32_MAX,
+    ...get(3), ...f32x4Lane(2), ...get(3), ...f32x4Lane(3), F32_MAX,
+    F32_MAX,
+    ...F32_STORE,
+    ...get(2), ...i32const(4), I32_ADD, ...set(2),
+    ...get(0), ...i32const(64), I32_ADD, ...set(0),
+    ...get(1), ...i32const(1), I32_SUB, ...tee(1),
+    ...brIf(0),
+    END,
+    END,
+    END,
+  ];
+  const func = [1, 1, V128, ...body];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, 3, I32, I32, I32, 0]),
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, 0x00]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name('dots'), 0x00, 0]),
+    ...section(10, [1, ...uleb(func.length), ...func]),
+  ]);
 }
 
 /** Locals after the `params` i32 params: two i32, then `vectors` v128. */
@@ -251,4 +292,26 @@ export function createInt8Dots(memory: WasmMemory, preferJs = false): Int8DotsFn
   if (!mod) return jsInt8Dots(memory);
   const instance = new wasm.Instance(mod, { env: { mem: memory } });
   return instance.exports.dots as Int8DotsFn;
+}
+
+/** maxima(scores, blocks, out): see maximaKernelBytes. */
+export type MaximaFn = (scores: number, blocks: number, out: number) => void;
+
+function jsMaxima(memory: WasmMemory): MaximaFn {
+  return (scores, blocks, out) => {
+    const f = new Float32Array(memory.buffer);
+    for (let b = 0, at = scores >>> 2, o = out >>> 2; b < blocks; b++, at += 16, o++) {
+      let m = f[at];
+      for (let j = 1; j < 16; j++) if (f[at + j] > m) m = f[at + j];
+      f[o] = m;
+    }
+  };
+}
+
+/** The block maxima kernel bound to `memory`: SIMD when available, else JS. */
+export function createMaxima(memory: WasmMemory, preferJs = false): MaximaFn {
+  const mod = preferJs ? null : simdModule(maximaKernelBytes);
+  if (!mod) return jsMaxima(memory);
+  const instance = new wasm.Instance(mod, { env: { mem: memory } });
+  return instance.exports.dots as MaximaFn;
 }

@@ -1,4 +1,5 @@
-import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES, wasm, type Int8DotsFn, type WasmMemory } from './dot-kernel.js';
+import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, wasm, type Int8DotsFn, type MaximaFn, type WasmMemory } from './dot-kernel.js';
+import { SCORE_BLOCK_ROWS } from './row-selection.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536;
@@ -7,7 +8,8 @@ const INT8_MAX = 127;
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query as i16 (two strides) | rows × stride | f32 scores | f32 row scales]. Scanning it reads
+ * [query as i16 (two strides) | rows × stride | f32 scores | f32 row scales | f32 block maxima
+ * of the scores]. Scanning it reads
  * a quarter of the float matrix's bytes; its scores (dot × row scale, the kernel applying the
  * scale) only choose candidates, which the index then re-scores exactly from the float rows.
  * Row numbers are the index's own.
@@ -20,6 +22,7 @@ export class Int8Rows {
   /** Per row (in the memory, after the scores): the float value of one quantisation step (row max / 127). */
   private scales = new Float32Array(0);
   private dots: Int8DotsFn | null = null;
+  private maxima: MaximaFn | null = null;
 
   constructor(private readonly preferJsKernel = false) {}
 
@@ -35,12 +38,13 @@ export class Int8Rows {
   ensureCapacity(rows: number): void {
     if (rows <= this.capacity && this.memory) return;
     const capacity = Math.max(rows, this.capacity);
-    const total = this.queryBytes() + capacity * (this.strideBytes + 8);
+    const total = this.maximaOffset(capacity) + 4 * Math.ceil(capacity / SCORE_BLOCK_ROWS);
     const pages = Math.ceil(total / PAGE_BYTES);
     if (pages > MAX_PAGES) throw new Error(`vector index full: ${rows} quantised rows exceed 4 GiB; use PostgreSQL storage`);
     if (!this.memory) {
       this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
       this.dots = createInt8Dots(this.memory, this.preferJsKernel);
+      this.maxima = createMaxima(this.memory, this.preferJsKernel);
     } else {
       const current = this.memory.buffer.byteLength / PAGE_BYTES;
       if (pages > current) this.memory.grow(pages - current);
@@ -86,6 +90,21 @@ export class Int8Rows {
     const out = this.queryBytes() + this.capacity * this.strideBytes;
     this.dots!(0, this.rowOffset(from), n, this.strideBytes, out, this.scalesOffset(this.capacity) + 4 * from);
     return new Float32Array(this.memory!.buffer, out, n);
+  }
+
+  /**
+   * The largest score of each whole block of SCORE_BLOCK_ROWS among the `n` scores the last
+   * `scores(unit, n)` call gave (valid as long as they are).
+   */
+  blockMaxima(n: number): Float32Array {
+    const blocks = Math.floor(n / SCORE_BLOCK_ROWS);
+    const out = this.maximaOffset(this.capacity);
+    this.maxima!(this.queryBytes() + this.capacity * this.strideBytes, blocks, out);
+    return new Float32Array(this.memory!.buffer, out, blocks);
+  }
+
+  private maximaOffset(capacity: number): number {
+    return this.scalesOffset(capacity) + 4 * capacity;
   }
 
   private rowOffset(row: number): number {

@@ -2,6 +2,7 @@ import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } f
 import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
 import { TopRows } from './top-rows.js';
+import { selectTop, selectTopByBlocks } from './row-selection.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -272,7 +273,11 @@ export class VectorIndex<T> {
     const scoresFloats = this.scoresOffsetFloats();
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
     if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
-    const candidates = this.selectTop(this.int8.scores(unit, this.size), rescore, accept);
+    const approx = this.int8.scores(unit, this.size);
+    // Unfiltered, whole blocks of rows below the k-th best block maximum are skipped unread.
+    const candidates = accept === undefined
+      ? selectTopByBlocks(approx, this.int8.blockMaxima(this.size), rescore, this.rowIds)
+      : selectTop(approx, rescore, this.rowIds, this.rowItems, accept);
     const exact = new Float32Array(f.buffer, scoresFloats * 4, candidates.rows.length);
     for (let i = 0; i < candidates.rows.length; i++) {
       this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
@@ -453,7 +458,7 @@ export class VectorIndex<T> {
     const scoresFloats = this.scoresOffsetFloats();
     this.dots!(0, this.matrixOffsetFloats() * 4, this.size, this.strideFloats * 4, scoresFloats * 4);
     const scores = this.floats!.subarray(scoresFloats, scoresFloats + this.size);
-    const top = this.selectTop(scores, Math.min(k, this.size), accept);
+    const top = selectTop(scores, Math.min(k, this.size), this.rowIds, this.rowItems, accept);
     return this.copied(top.rows, Float64Array.from(top.scores));
   }
 
@@ -465,51 +470,6 @@ export class VectorIndex<T> {
     if (unit.length !== this.dim) {
       throw new Error(`query vector has ${unit.length} dimensions but the stored vectors have ${this.dim}; run \`service reindex\``);
     }
-  }
-
-  /** The best k rows of `scores` among those `accept` admits (unordered), by a min-heap. */
-  private selectTop(scores: Float32Array, k: number, accept?: (item: T) => boolean): { rows: Int32Array; scores: Float64Array } {
-    // Min-heap of the best k so far; the root is the worst kept row.
-    const heapScore = new Float64Array(k);
-    const heapRow = new Int32Array(k);
-    const ids = this.rowIds;
-    const worse = (sa: number, ra: number, sb: number, rb: number) => sa < sb || (sa === sb && ids[ra] > ids[rb]);
-    let n = 0;
-    // The worst kept score once the heap is full: most rows fall below it, and one compare with
-    // a local skips them (this loop runs over every row of the scan).
-    let floor = k > 0 ? -Infinity : Infinity;
-    for (let r = 0; r < scores.length; r++) {
-      const s = scores[r];
-      if (s < floor) continue;
-      if (n === k && !worse(heapScore[0], heapRow[0], s, r)) continue;
-      if (accept !== undefined && !accept(this.rowItems[r])) continue;
-      let i: number;
-      if (n < k) {
-        i = n++;
-        while (i > 0) {
-          const p = (i - 1) >> 1;
-          if (!worse(s, r, heapScore[p], heapRow[p])) break;
-          heapScore[i] = heapScore[p];
-          heapRow[i] = heapRow[p];
-          i = p;
-        }
-      } else {
-        i = 0;
-        for (;;) {
-          const l = 2 * i + 1;
-          if (l >= n) break;
-          const c = l + 1 < n && worse(heapScore[l + 1], heapRow[l + 1], heapScore[l], heapRow[l]) ? l + 1 : l;
-          if (!worse(heapScore[c], heapRow[c], s, r)) break;
-          heapScore[i] = heapScore[c];
-          heapRow[i] = heapRow[c];
-          i = c;
-        }
-      }
-      heapScore[i] = s;
-      heapRow[i] = r;
-      if (n === k) floor = heapScore[0];
-    }
-    return { rows: heapRow.subarray(0, n), scores: heapScore.subarray(0, n) };
   }
 
   private matrixOffsetFloats(): number {
