@@ -301,7 +301,7 @@ export class VectorIndex<T> {
       this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
     }
     // The rescored candidates may be more than k: ordering keeps the k best.
-    return this.copied(candidates.rows, Float64Array.from(exact));
+    return this.copied(candidates.rows, new Float64Array(exact));
   }
 
   /** `candidates`, computed in slices of `budget` (see SlicedScan). */
@@ -481,7 +481,13 @@ export class VectorIndex<T> {
   }
 
   private copied(rows: Int32Array, scores: Float64Array): Candidates<T> {
-    return { ids: Array.from(rows, (r) => this.rowIds[r]), items: Array.from(rows, (r) => this.rowItems[r]), scores };
+    const ids = new Array<string>(rows.length);
+    const items = new Array<T>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      ids[i] = this.rowIds[rows[i]];
+      items[i] = this.rowItems[rows[i]];
+    }
+    return { ids, items, scores };
   }
 
   private checkDimension(unit: Float32Array): void {
