@@ -9,10 +9,9 @@ const INT8_MAX = 127;
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
  * [query as i16 (two strides) | rows × stride | f32 scores | f32 row scales | f32 block maxima
- * of the scores]. Scanning it reads
- * a quarter of the float matrix's bytes; its scores (dot × row scale, the kernel applying the
- * scale) only choose candidates, which the index then re-scores exactly from the float rows.
- * Row numbers are the index's own.
+ * of the scores]. Scanning it reads a quarter of the float matrix's bytes; its scores (dot ×
+ * row scale, the kernel applying the scale) only choose candidates, which the index then
+ * re-scores exactly from the float rows. Row numbers are the index's own.
  */
 export class Int8Rows {
   private strideBytes = 0;

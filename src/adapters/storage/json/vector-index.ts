@@ -1,8 +1,8 @@
 import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
 import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
-import { TopRows } from './top-rows.js';
 import { selectTop, selectTopByBlocks } from './row-selection.js';
+import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -17,37 +17,14 @@ const RESCORE_MIN = 64;
 /** Below this many rows the float scan is cheap enough, and is exact by construction. */
 const EXACT_SCAN_MAX_ROWS = 2048;
 /**
- * Rows the kernels score per unit of a WorkBudget (core/slices.ts: about 4 µs on a slow
- * machine). Measured: 10,000 rows of 384 dimensions in about 0.3 ms as int8, about 1 ms as
- * floats, so 32 rows per unit errs on the side of shorter turns. A kernel call itself, and each
- * row kept among the best (the filter, the heap), count one unit.
- */
-export const SCAN_ROWS_PER_UNIT = 32;
-/**
  * A search whose estimated work (rows scanned, then candidates kept and re-scored) is at most
  * this many turns' share runs in one go (see searchInSlices).
  */
 const ONE_GO_TURNS = 2;
-/**
- * Sliced passes a search makes before it scans in one go: a pass is repeated only when a row it
- * had kept was deleted or rewritten while the loop was handed back and it had already let go
- * of the rows that would replace it (see SlicedScan).
- */
-const SLICED_PASSES = 3;
-/** Copying out one kept row: a fraction of a unit. */
-const COPY_COST = 0.25;
-
 export interface IndexHit<T> {
   id: string;
   item: T;
   score: number;
-}
-
-/** A search's candidate rows, copied out of the index (parallel arrays, unordered). */
-interface Candidates<T> {
-  ids: string[];
-  items: T[];
-  scores: Float64Array;
 }
 
 /** Search order over candidate positions: higher score first, then smaller id. */
@@ -85,33 +62,6 @@ function hitOf<T>(found: Candidates<T>, i: number): IndexHit<T> {
   return { id: found.ids[i], item: found.items[i], score: found.scores[i] };
 }
 
-/** A sliced pass's best rows, and which of them are still fresh (by position in `top`). */
-interface Kept<T> {
-  top: TopRows<T>;
-  fresh: (i: number) => boolean;
-}
-
-/**
- * A search scanning the rows in blocks, handing the loop back in between (`searchInSlices`).
- * Writes made meanwhile reach it through the index (`noteRewrite`, `noteRemove`), so that
- * every row present at the end is scored exactly once with its current vector:
- * - rows [0, cursor) have been scanned. A new row goes at the end (>= cursor): scanned later.
- * - a row rewritten below the cursor is scanned again (`revisit`), its earlier entry stale.
- * - a delete moves the last row into the hole: when that carries an unscanned row below the
- *   cursor, it is revisited; the deleted row's entry is stale.
- * An entry is stale when its id was invalidated after it was scored (`seq`, a count of the
- * writes this scan has seen). Stale entries are dropped; if the heap had also let rows go for
- * lack of room, one of those might now belong in the answer, and the pass is made again.
- */
-interface SlicedScan {
-  cursor: number;
-  seq: number;
-  invalidated: Map<string, number>;
-  revisit: Set<string>;
-  /** Every row was dropped meanwhile (a new dimension): the pass is void. */
-  reset: boolean;
-}
-
 /**
  * In-memory brute-force index of unit vectors, one scope each. Rows live contiguously in a
  * WebAssembly memory laid out as [query | rows × stride | scores scratch], so one kernel call
@@ -136,10 +86,20 @@ export class VectorIndex<T> {
   private readonly rowOf = new Map<string, number>();
   private readonly int8: Int8Rows;
   /** Sliced searches under way (they hand the loop back, and writes may come in between). */
-  private readonly scans = new Set<SlicedScan>();
+  private readonly sliced: SlicedScans<T>;
 
   constructor(private readonly preferJsKernel = false) {
     this.int8 = new Int8Rows(preferJsKernel);
+    // The index's own row arrays, read live by the sliced scans (changed in place, never replaced).
+    this.sliced = new SlicedScans<T>({
+      count: () => this.size,
+      ids: this.rowIds,
+      items: this.rowItems,
+      rowOf: (id) => this.rowOf.get(id),
+      checkDimension: (unit) => this.checkDimension(unit),
+      scoreRows: (unit, from, to, exact) => this.scoreRows(unit, from, to, exact),
+      exactScores: (unit, rows) => this.exactScores(unit, rows),
+    });
   }
 
   get dimension(): number {
@@ -152,7 +112,7 @@ export class VectorIndex<T> {
 
   /** Sliced searches under way (tests write while one is scanning). */
   get scanning(): number {
-    return this.scans.size;
+    return this.sliced.count;
   }
 
   has(id: string): boolean {
@@ -186,7 +146,7 @@ export class VectorIndex<T> {
   private rowFor(id: string, item: T, dim: number): number {
     if (this.size === 0 || dim !== this.dim) this.reshape(dim);
     let row = this.rowOf.get(id);
-    if (row !== undefined) this.noteRewrite(id, row);
+    if (row !== undefined) this.sliced.noteRewrite(id, row);
     if (row === undefined) {
       this.ensureCapacity(this.size + 1);
       row = this.size++;
@@ -214,7 +174,7 @@ export class VectorIndex<T> {
   remove(id: string): void {
     const row = this.rowOf.get(id);
     if (row === undefined) return;
-    this.noteRemove(id, row);
+    this.sliced.noteRemove(id, row);
     const last = this.size - 1;
     if (row !== last) {
       const f = this.floats!;
@@ -244,7 +204,7 @@ export class VectorIndex<T> {
   /**
    * `search` in slices of `budget`: the scan (blocks of rows), the selection of the best rows,
    * the exact re-scoring and the ordering all hand the loop back once a turn's share is spent,
-   * and a write made meanwhile is seen (SlicedScan). Without writes in between, the same hits,
+   * and a write made meanwhile is seen (sliced-scans.ts). Without writes in between, the same hits,
    * scores and order as `search`.
    */
   async searchInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
@@ -304,115 +264,18 @@ export class VectorIndex<T> {
     return this.copied(candidates.rows, new Float64Array(exact));
   }
 
-  /** `candidates`, computed in slices of `budget` (see SlicedScan). */
+  /** `candidates`, computed in slices of `budget` (sliced-scans.ts). */
   private async candidatesInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<Candidates<T>> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
     const exact = this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore);
-    for (let pass = 1; pass <= SLICED_PASSES; pass++) {
-      if (this.size > 0) this.checkDimension(unit);
-      // Exact: k, not the current size (rows added during the scan count too).
-      const kept = await this.scanInSlices(unit, exact ? k : rescore, exact, accept, budget);
-      if (kept === null) continue;
-      return exact ? this.copiedInSlices(kept, budget) : this.rescoredInSlices(unit, kept, budget);
-    }
+    // Exact: k, not the current size (rows added during the scan count too).
+    const found = await this.sliced.candidates(unit, exact ? k : rescore, exact, accept, budget);
+    if (found !== null) return found;
     // Writes kept spoiling the passes: one scan without handing the loop back.
     this.checkDimension(unit);
     return this.candidates(unit, k, accept);
-  }
-
-  /**
-   * One sliced pass: the best `keep` rows (float scores when `exact`, else int8), unordered,
-   * or null when a write made the pass incomplete (SlicedScan).
-   */
-  private async scanInSlices(unit: Float32Array, keep: number, exact: boolean, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<Kept<T> | null> {
-    const scan: SlicedScan = { cursor: 0, seq: 0, invalidated: new Map(), revisit: new Set(), reset: false };
-    const top = new TopRows<T>(keep);
-    const fresh = (id: string, seq: number) => (scan.invalidated.get(id) ?? -1) <= seq;
-    /**
-     * Offers rows [from, to) to the heap, `scores[j]` being row from + j's. The rows are read
-     * from the index's own arrays until the first pause; what is left is copied just before it
-     * (rows may move, and the scratch be reused, while the loop is handed back).
-     */
-    const offer = async (scores: Float32Array, from: number, to: number, seq: number) => {
-      const n = to - from;
-      let [sc, ids, items] = [scores, this.rowIds, this.rowItems];
-      let [scoreAt, rowAt] = [0, from]; // row from + j is sc[scoreAt + j], ids[rowAt + j]
-      // Most rows score below the worst kept one: one number compare skips them.
-      let floor = top.floor;
-      for (let j = 0; j < n; j++) {
-        if (sc[scoreAt + j] < floor) {
-          top.refuse();
-          continue;
-        }
-        const id = ids[rowAt + j];
-        if (!top.admits(sc[scoreAt + j], id) || !fresh(id, seq)) continue;
-        if (accept !== undefined && !accept(items[rowAt + j])) continue;
-        top.offer(sc[scoreAt + j], id, items[rowAt + j], seq);
-        floor = top.floor;
-        if (!budget.charge(1)) continue;
-        if (ids === this.rowIds && j + 1 < n) {
-          [sc, ids, items] = [sc.slice(scoreAt + j + 1, scoreAt + n), ids.slice(rowAt + j + 1, rowAt + n), items.slice(rowAt + j + 1, rowAt + n)];
-          scoreAt = rowAt = -(j + 1);
-        }
-        await this.pauseScan(unit, budget);
-      }
-    };
-    this.scans.add(scan);
-    try {
-      for (;;) {
-        if (budget.room <= 1) await this.pauseScan(unit, budget);
-        // Rows rewritten or moved below the cursor while the loop was handed back.
-        while (scan.revisit.size > 0) {
-          const ids = [...scan.revisit];
-          scan.revisit.clear();
-          for (const id of ids) {
-            if (budget.room <= 1) await this.pauseScan(unit, budget);
-            // Resolved now: rows may have moved during the pause just made.
-            const row = this.rowOf.get(id);
-            if (row === undefined || row >= scan.cursor) continue;
-            const score = this.scoreRows(unit, row, row + 1, exact);
-            budget.charge(1 + 1 / SCAN_ROWS_PER_UNIT);
-            await offer(score, row, row + 1, scan.seq);
-          }
-        }
-        if (scan.cursor >= this.size) break;
-        const from = scan.cursor;
-        const to = Math.min(this.size, from + Math.max(1, Math.floor((budget.room - 1) * SCAN_ROWS_PER_UNIT)));
-        const scores = this.scoreRows(unit, from, to, exact);
-        scan.cursor = to;
-        budget.charge(1 + (to - from) / SCAN_ROWS_PER_UNIT);
-        await offer(scores, from, to, scan.seq);
-      }
-    } finally {
-      this.scans.delete(scan);
-    }
-    let stale = false;
-    for (let i = 0; i < top.size && !stale; i++) stale = !fresh(top.ids[i], top.seqs[i]);
-    return scan.reset || (stale && top.evicted) ? null : { top, fresh: (i) => fresh(top.ids[i], top.seqs[i]) };
-  }
-
-  /** The kept rows (fresh ones only) as candidates, copied in slices. */
-  private async copiedInSlices({ top, fresh }: Kept<T>, budget: WorkBudget): Promise<Candidates<T>> {
-    const ids: string[] = [];
-    const items: T[] = [];
-    const scores: number[] = [];
-    await budget.forRanges(top.size, (from, to) => {
-      for (let i = from; i < to; i++) {
-        if (!fresh(i)) continue;
-        ids.push(top.ids[i]);
-        items.push(top.items[i]);
-        scores.push(top.scores[i]);
-      }
-    }, COPY_COST);
-    return { ids, items, scores: Float64Array.from(scores) };
-  }
-
-  /** Hands the loop back in a sliced scan; the index may have changed shape meanwhile. */
-  private async pauseScan(unit: Float32Array, budget: WorkBudget): Promise<void> {
-    await budget.handBack();
-    if (this.size > 0) this.checkDimension(unit);
   }
 
   /**
@@ -428,47 +291,15 @@ export class VectorIndex<T> {
     return f.subarray(scoresFloats, scoresFloats + (to - from));
   }
 
-  /** Each int8 candidate's exact score from the float rows, in slices; deleted ones drop out. */
-  private async rescoredInSlices(unit: Float32Array, { top, fresh }: Kept<T>, budget: WorkBudget): Promise<Candidates<T>> {
-    const ids: string[] = [];
-    const items: T[] = [];
-    const scores: number[] = [];
-    await budget.forRanges(top.size, (from, to) => {
-      if (this.size === 0) return;
-      this.checkDimension(unit);
-      // Views and offsets read per slice: the memory may have grown while the loop was handed back.
-      const f = this.loadQuery(unit);
-      const matrixBytes = this.matrixOffsetFloats() * 4;
-      const out = this.scoresOffsetFloats();
-      for (let i = from; i < to; i++) {
-        const row = fresh(i) ? this.rowOf.get(top.ids[i]) : undefined;
-        if (row === undefined) continue;
-        this.dots!(0, matrixBytes + row * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
-        ids.push(top.ids[i]);
-        items.push(top.items[i]);
-        scores.push(f[out]);
-      }
-    }, 1 + 1 / SCAN_ROWS_PER_UNIT);
-    return { ids, items, scores: Float64Array.from(scores) };
-  }
-
-  /** A row about to be rewritten: a sliced scan that already passed it scans it again. */
-  private noteRewrite(id: string, row: number): void {
-    for (const scan of this.scans) {
-      if (row >= scan.cursor) continue;
-      scan.invalidated.set(id, ++scan.seq);
-      scan.revisit.add(id);
-    }
-  }
-
-  /** Row `row` (of `id`) about to be deleted, the last row moving into it (see SlicedScan). */
-  private noteRemove(id: string, row: number): void {
-    const last = this.size - 1;
-    for (const scan of this.scans) {
-      scan.invalidated.set(id, ++scan.seq);
-      if (row < scan.cursor && last >= scan.cursor) scan.revisit.add(this.rowIds[last]);
-      scan.cursor = Math.min(scan.cursor, last);
-    }
+  /** Exact scores of `rows` from the float rows, one kernel call each. */
+  private exactScores(unit: Float32Array, rows: readonly number[]): number[] {
+    const f = this.loadQuery(unit);
+    const matrixBytes = this.matrixOffsetFloats() * 4;
+    const out = this.scoresOffsetFloats();
+    return rows.map((row) => {
+      this.dots!(0, matrixBytes + row * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
+      return f[out];
+    });
   }
 
   /** Scores every row against the query already in the query slot; the best k, unordered. */
@@ -515,7 +346,7 @@ export class VectorIndex<T> {
 
   /** A new dimension (first row, or a reindex to another model) starts an empty matrix. */
   private reshape(dim: number): void {
-    if (this.size > 0 || dim !== this.dim) for (const scan of this.scans) scan.reset = true;
+    if (this.size > 0 || dim !== this.dim) this.sliced.noteReshape();
     if (this.size > 0) {
       this.rowIds.length = 0;
       this.rowItems.length = 0;
