@@ -8,6 +8,14 @@ import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './s
 const DEFAULT_EF_SEARCH = 40;
 
 /**
+ * A float8 SQL literal. A bare `0.75` is numeric in PostgreSQL, and numeric arithmetic on every
+ * posting row cost about a quarter of the keyword side's time.
+ */
+function float8(x: number): string {
+  return `${x}::float8`;
+}
+
+/**
  * The CTE `keyword`: the `keywordK` best patterns by BM25 (core/bm25.ts: Σ idf × tf (k1 + 1) /
  * (tf + k1 (1 − b + b · len / avgLen))) over the query's selective terms `wi`, among the
  * patterns holding one of them; ties by id.
@@ -23,8 +31,7 @@ const DEFAULT_EF_SEARCH = 40;
  * the best sums are checked against the pattern rows, best first, until keywordK pass.
  */
 function keywordPart(where: string, filtered: boolean, keywordK: string): string {
-  const sums = `SELECT r.pattern_id AS id,
-      sum(wi.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * r.len / wi.avg_len))) AS s
+  const sums = `SELECT r.pattern_id AS id, sum(wi.weight * r.tf / (r.tf + ${float8(BM25_K1 * (1 - BM25_B))} + wi.per_len * r.len)) AS s
     FROM wi CROSS JOIN LATERAL (
       SELECT pattern_id, tf, len FROM recall_postings WHERE tenant_id = $2 AND project_id = $3 AND term = wi.term COLLATE "C" OFFSET 0
     ) r
@@ -82,8 +89,14 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
 )`);
   // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms, selectiveDocCap).
   // Materialized: each term's idf is computed once, not once per posting row the keyword side sums.
+  // Per term, the factors of its BM25 contribution that do not depend on the posting
+  // (core/bm25.ts termScore rearranged): weight = idf (k1 + 1), per_len = k1 b / avgLen, so a
+  // posting row costs idf-free float8 arithmetic: weight tf / (tf + k1 (1 − b) + per_len len).
   parts.push(`wi AS MATERIALIZED (
-  SELECT w.term, (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS avg_len, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
+  SELECT w.term,
+    ${float8(BM25_K1 + 1)} * ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS weight,
+    ${float8(BM25_K1 * BM25_B)} / (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS per_len
+  FROM w
   WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, least(${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0), ${SELECTIVE_MAX_DOCS}))
 )`);
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
