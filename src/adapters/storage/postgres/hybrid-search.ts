@@ -75,8 +75,13 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const filtered = hasFilter(query.filter);
   params.push(query.terms);
   const terms = `$${params.length}::text[]`;
-  params.push(Math.max(0, Math.floor(query.keywordK)));
-  const keywordK = `$${params.length}`;
+  // The two limits are written into the text, not bound: with them as parameters a generic
+  // plan guesses a tenth of the table for `nearest` and joins it by a scan of the project's
+  // patterns, so PostgreSQL kept planning every execution afresh (custom plans, about 0.4 ms
+  // each). With literals the generic plan is the custom one, and after five executions
+  // PostgreSQL reuses it. Each k is a separate prepared statement (db.ts names them by text);
+  // k takes a handful of values (core/dedup.ts firstFetch and widenedFetch).
+  const keywordK = String(Math.max(0, Math.floor(query.keywordK)));
   const parts: string[] = [];
   parts.push(`doc AS (SELECT docs, total_terms FROM recall_doc_stats WHERE tenant_id = $2 AND project_id = $3)`);
   // One primary-key lookup per query term (a join may be planned as a read of the project's
@@ -102,10 +107,10 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
   const sources = ['SELECT id FROM keyword'];
   if (unit && query.vectorK > 0) {
-    params.push(Math.floor(query.vectorK));
+    const vectorK = Math.floor(query.vectorK);
     const order = INDEXED_DIMENSIONS.includes(dim) ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
     parts.push(`nearest AS MATERIALIZED (
-  SELECT id FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT $${params.length}
+  SELECT id FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT ${vectorK}
 )`);
     sources.unshift('SELECT id FROM nearest');
   }
