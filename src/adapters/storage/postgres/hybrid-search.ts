@@ -8,6 +8,14 @@ import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './s
 const DEFAULT_EF_SEARCH = 40;
 
 /**
+ * A float8 SQL literal. A bare `0.75` is numeric in PostgreSQL, and numeric arithmetic on every
+ * posting row cost about a quarter of the keyword side's time.
+ */
+function float8(x: number): string {
+  return `${x}::float8`;
+}
+
+/**
  * The CTE `keyword`: the `keywordK` best patterns by BM25 (core/bm25.ts: Σ idf × tf (k1 + 1) /
  * (tf + k1 (1 − b + b · len / avgLen))) over the query's selective terms `wi`, among the
  * patterns holding one of them; ties by id.
@@ -23,8 +31,7 @@ const DEFAULT_EF_SEARCH = 40;
  * the best sums are checked against the pattern rows, best first, until keywordK pass.
  */
 function keywordPart(where: string, filtered: boolean, keywordK: string): string {
-  const sums = `SELECT r.pattern_id AS id,
-      sum(wi.idf * r.tf * ${BM25_K1 + 1} / (r.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * r.len / wi.avg_len))) AS s
+  const sums = `SELECT r.pattern_id AS id, sum(wi.weight * r.tf / (r.tf + ${float8(BM25_K1 * (1 - BM25_B))} + wi.per_len * r.len)) AS s
     FROM wi CROSS JOIN LATERAL (
       SELECT pattern_id, tf, len FROM recall_postings WHERE tenant_id = $2 AND project_id = $3 AND term = wi.term COLLATE "C" OFFSET 0
     ) r
@@ -68,8 +75,13 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const filtered = hasFilter(query.filter);
   params.push(query.terms);
   const terms = `$${params.length}::text[]`;
-  params.push(Math.max(0, Math.floor(query.keywordK)));
-  const keywordK = `$${params.length}`;
+  // The two limits are written into the text, not bound: with them as parameters a generic
+  // plan guesses a tenth of the table for `nearest` and joins it by a scan of the project's
+  // patterns, so PostgreSQL kept planning every execution afresh (custom plans, about 0.4 ms
+  // each). With literals the generic plan is the custom one, and after five executions
+  // PostgreSQL reuses it. Each k is a separate prepared statement (db.ts names them by text);
+  // k takes a handful of values (core/dedup.ts firstFetch and widenedFetch).
+  const keywordK = String(Math.max(0, Math.floor(query.keywordK)));
   const parts: string[] = [];
   parts.push(`doc AS (SELECT docs, total_terms FROM recall_doc_stats WHERE tenant_id = $2 AND project_id = $3)`);
   // One primary-key lookup per query term (a join may be planned as a read of the project's
@@ -82,17 +94,23 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
 )`);
   // Only the selective terms find keyword candidates (core/bm25.ts selectiveTerms, selectiveDocCap).
   // Materialized: each term's idf is computed once, not once per posting row the keyword side sums.
+  // Per term, the factors of its BM25 contribution that do not depend on the posting
+  // (core/bm25.ts termScore rearranged): weight = idf (k1 + 1), per_len = k1 b / avgLen, so a
+  // posting row costs idf-free float8 arithmetic: weight tf / (tf + k1 (1 − b) + per_len len).
   parts.push(`wi AS MATERIALIZED (
-  SELECT w.term, (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS avg_len, ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS idf FROM w
+  SELECT w.term,
+    ${float8(BM25_K1 + 1)} * ln(1 + (greatest(coalesce((SELECT docs FROM doc), 0), w.df) - w.df + 0.5) / (w.df + 0.5)) AS weight,
+    ${float8(BM25_K1 * BM25_B)} / (SELECT greatest(total_terms::float8 / nullif(docs, 0), 1e-9) FROM doc) AS per_len
+  FROM w
   WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, least(${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0), ${SELECTIVE_MAX_DOCS}))
 )`);
   parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
   const sources = ['SELECT id FROM keyword'];
   if (unit && query.vectorK > 0) {
-    params.push(Math.floor(query.vectorK));
+    const vectorK = Math.floor(query.vectorK);
     const order = INDEXED_DIMENSIONS.includes(dim) ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
     parts.push(`nearest AS MATERIALIZED (
-  SELECT id FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT $${params.length}
+  SELECT id FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT ${vectorK}
 )`);
     sources.unshift('SELECT id FROM nearest');
   }
