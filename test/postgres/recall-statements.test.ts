@@ -69,6 +69,12 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
   function expectHybridSearch(statement: string | undefined): void {
     expect(statement).toMatch(/^WITH doc AS .*\bnearest AS MATERIALIZED .*\bkeyword AS MATERIALIZED \(.*\bFROM recall_postings\b.*/s);
     expect(statement).not.toMatch(/\bterms\b.*&&|@>/);
+    // The per-row BM25 sum has float8 constants: a bare 0.3 is numeric, slow on every posting row.
+    expect(statement).toMatch(/sum\(wi\.weight \* r\.tf \/ \(r\.tf \+ [\d.]+::float8 \+ wi\.per_len \* r\.len\)\)/);
+    // Both limits are literals: bound as parameters, a generic plan guesses a tenth of the table
+    // for the neighbours and joins them by a scan of the project, so every recall was planned anew.
+    expect(statement).toMatch(/\bnearest AS MATERIALIZED \(\n[^\n]* LIMIT \d+\n\)/);
+    expect(statement).toMatch(/\bkeyword AS MATERIALIZED \((\n[^\n]*)*?\n {2}LIMIT \d+\n\)/);
   }
 
   async function statementsOf(method: 'GET' | 'POST', task: string): Promise<string[]> {
