@@ -21,7 +21,9 @@ import { FAMILY_TASKS, seedNearDuplicates } from './near-duplicates.js';
 const PATTERNS = 10_000;
 const RUNS = 20;
 const SCOPE = { tenant_id: 'default', project_id: 'default' };
-const CASES: { name: string; body: Record<string, unknown> }[] = [
+/** `runs` (default RUNS): the first recall is a case of its own, as it fits the project's tier policy. */
+const CASES: { name: string; body: Record<string, unknown>; runs?: number }[] = [
+  { name: 'first recall (fits the tier policy)', body: { limit: 5 }, runs: 1 },
   { name: 'dedup, limit 5', body: { limit: 5 } },
   { name: 'dedup, limit 50', body: { limit: 50 } },
   { name: 'dedup, limit 50, offset 9000', body: { limit: 50, offset: 9_000 } },
@@ -45,7 +47,7 @@ export async function runDedupBench(modelPath: string): Promise<void> {
     const task = `${FAMILY_TASKS[0]} variant 123456`;
     // The first inject loads light-my-request and its dependencies (~10 ms of module loading in
     // one turn, which requests over HTTP never pay): done before measuring. The first recall,
-    // which fits the project's tier policy, stays in the first case.
+    // which fits the project's tier policy, is measured alone.
     await server.inject({ method: 'GET', url: '/v1/health' });
     const rows: string[][] = [];
     for (const c of CASES) {
@@ -56,7 +58,7 @@ export async function runDedupBench(modelPath: string): Promise<void> {
       loop.enable();
       const turns = cpuBetweenTurns();
       const gc = longestGcPause();
-      for (let run = 0; run < RUNS; run++) {
+      for (let run = 0; run < (c.runs ?? RUNS); run++) {
         const started = performance.now();
         const health = server.inject({ method: 'GET', url: '/v1/health' }).then(() => healthMs.push(performance.now() - started));
         const res = await server.inject({ method: 'POST', url: '/v1/recall', payload: { task, readonly: true, ...c.body } });
@@ -73,7 +75,7 @@ export async function runDedupBench(modelPath: string): Promise<void> {
     const head = ['case', 'matches', 'recall ms (median)', 'health ms (median)', 'max loop stall ms', 'max CPU ms between turns', 'longest GC pause ms'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const fmt = (cells: string[]) => cells.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
-    console.log([`Deduplicated recall over ${PATTERNS.toLocaleString('en-US')} near-identical patterns (JSON storage, ${RUNS} runs per case, a health check sent with each)`,
+    console.log([`Deduplicated recall over ${PATTERNS.toLocaleString('en-US')} near-identical patterns (JSON storage, ${RUNS} runs per case but the first, a health check sent with each)`,
       fmt(head), ...rows.map(fmt)].join('\n'));
   } finally {
     await server.close();
