@@ -30,12 +30,15 @@ const PAGE_COLUMNS = PATTERN_COLUMNS.split(', ').map((c) => `page.${c}`).join(',
  *   still commit synchronously. The database stays consistent either way.
  * - Pattern rows are locked in id order before they are bumped (reuseUpdateSql), and the
  *   counter row last, so two recalls can wait for each other but never deadlock.
+ * - The id arrays are read through `(SELECT $n::text[])`, which the planner cannot look into:
+ *   a custom plan knows no more than the generic one, so PostgreSQL settles on the generic plan
+ *   (planning was 0.2 ms of every POST recall, twice the statement's execution).
  */
 export function createRecallRecorder(db: Db, stats: PlannerStatistics, logger: Logger): Storage['recordRecall'] {
   const sql = `WITH page AS (
-  SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($10::text[])
+  SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY((SELECT $10::text[])::text[])
 ), reuse AS (
-  ${reuseUpdateSql('$3', '$4', '$5')}
+  ${reuseUpdateSql('(SELECT $3::text[])', '$4', '$5')}
   RETURNING 1
 ), counters AS (
   ${recallCounterSql('$6')}
