@@ -83,7 +83,8 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     async getMany(scope, ids) {
       if (ids.length === 0) return [];
       const res = await db.query<PatternRow>(
-        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY($3::text[])`,
+        // The sub-select hides the array from the planner, so the generic plan is reused (recall-record.ts).
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE tenant_id = $1 AND project_id = $2 AND id = ANY((SELECT $3::text[])::text[])`,
         [scope.tenant_id, scope.project_id, [...new Set(ids)]],
         'patterns.getMany',
         true,
