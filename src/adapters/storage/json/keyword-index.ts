@@ -1,5 +1,6 @@
 import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../core/bm25.js';
 import type { WorkBudget } from '../../../core/slices.js';
+import { IndexTopK } from './index-top-k.js';
 import { TopRows } from './top-rows.js';
 
 /** Posting entries added up (or documents copied out) per unit of a WorkBudget: a few ns each. */
@@ -133,18 +134,21 @@ export class KeywordIndex {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
     const { selected, postings } = this.selectedPostings(terms, stats);
-    const heap = new TopK(k, this.ids);
+    // Positive scores only: an untouched slot scores 0 (every contribution is > 0).
+    const heap = new IndexTopK(k, this.ids, Number.MIN_VALUE);
     // Terms are added in query order in both paths, so every sum is the same to the last bit.
     if (postings * DENSE_SHARE >= this.ids.length) this.addDense(selected, stats, heap, accept);
     else this.addSparse(selected, stats, heap, accept);
-    return (ordered ? heap.sorted() : heap.unordered()).map(({ slot, score }) => ({ id: this.ids[slot], score }));
+    if (ordered) return heap.sorted().map(({ index, score }) => ({ id: this.ids[index], score }));
+    const { rows, scores } = heap.selected();
+    return Array.from(rows, (slot, i) => ({ id: this.ids[slot], score: scores[i] }));
   }
 
   /**
    * Few postings: each first touch of a slot is remembered, and only those slots are offered.
    * Every touch tests whether the slot was touched before, a branch the CPU cannot predict.
    */
-  private addSparse(selected: Posting[], stats: Bm25Stats, heap: TopK, accept?: (id: string) => boolean): void {
+  private addSparse(selected: Posting[], stats: Bm25Stats, heap: IndexTopK, accept?: (id: string) => boolean): void {
     const scores = this.scores;
     const touched = this.touched;
     const touchedCount = this.sumTouched(selected, stats);
@@ -163,7 +167,7 @@ export class KeywordIndex {
    * untouched, 0), so the walk's branch is predictable; a slot at the floor may still enter
    * on a smaller id, which the heap decides. The scores are cleared in one fill.
    */
-  private addDense(selected: Posting[], stats: Bm25Stats, heap: TopK, accept?: (id: string) => boolean): void {
+  private addDense(selected: Posting[], stats: Bm25Stats, heap: IndexTopK, accept?: (id: string) => boolean): void {
     const scores = this.scores;
     for (const posting of selected) {
       const contributions = this.contributionsOf(posting, stats);
@@ -171,20 +175,20 @@ export class KeywordIndex {
       for (let i = 0; i < size; i++) scores[slots[i]] += contributions[i];
     }
     const slotCount = this.ids.length;
-    // The smallest positive double: an untouched slot (0) is below it (every contribution is > 0).
-    let floor = Number.MIN_VALUE;
+    // An untouched slot (0) is below the heap's floor from the start.
+    let floor = heap.floor;
     for (let slot = 0; slot < slotCount; slot++) {
       const score = scores[slot];
       if (score < floor) continue;
       this.offer(heap, slot, score, accept);
-      floor = heap.floor();
+      floor = heap.floor;
     }
     scores.fill(0, 0, slotCount);
   }
 
   /** Offers a scored slot; the filter runs only for a slot that would enter the heap (it has no side effects). */
-  private offer(heap: TopK, slot: number, score: number, accept?: (id: string) => boolean): void {
-    if (!(score > 0) || !heap.admits(slot, score)) return;
+  private offer(heap: IndexTopK, slot: number, score: number, accept?: (id: string) => boolean): void {
+    if (!heap.admits(slot, score)) return;
     if (accept === undefined || accept(this.ids[slot])) heap.offer(slot, score);
   }
 
@@ -297,78 +301,5 @@ export class KeywordIndex {
     this.lengths = lengths;
     this.scores = new Float64Array(size);
     this.touched = new Int32Array(size);
-  }
-}
-
-/** The k best (slot, score) pairs: a min-heap whose root is the worst kept (ties: larger id is worse). */
-class TopK {
-  private readonly slots: number[] = [];
-  private readonly scores: number[] = [];
-
-  constructor(private readonly k: number, private readonly ids: string[]) {}
-
-  /** The lowest score that may still enter: the worst kept once full, else the smallest positive double. */
-  floor(): number {
-    return this.slots.length < this.k ? Number.MIN_VALUE : this.scores[0];
-  }
-
-  /** Whether offering (slot, score) would change the heap. */
-  admits(slot: number, score: number): boolean {
-    return this.slots.length < this.k || this.worse(this.scores[0], this.slots[0], score, slot);
-  }
-
-  private worse(sa: number, a: number, sb: number, b: number): boolean {
-    return sa < sb || (sa === sb && this.ids[a] > this.ids[b]);
-  }
-
-  offer(slot: number, score: number): void {
-    const { slots, scores } = this;
-    if (slots.length === this.k) {
-      if (!this.worse(scores[0], slots[0], score, slot)) return;
-      slots[0] = slot;
-      scores[0] = score;
-      this.down(0);
-      return;
-    }
-    slots.push(slot);
-    scores.push(score);
-    let i = slots.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.worse(scores[i], slots[i], scores[p], slots[p])) break;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-
-  unordered(): { slot: number; score: number }[] {
-    return this.slots.map((slot, i) => ({ slot, score: this.scores[i] }));
-  }
-
-  sorted(): { slot: number; score: number }[] {
-    return this.unordered().sort((a, b) => b.score - a.score || (this.ids[a.slot] < this.ids[b.slot] ? -1 : 1));
-  }
-
-  private down(i: number): void {
-    const n = this.slots.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) return;
-      const r = l + 1;
-      const c = r < n && this.worse(this.scores[r], this.slots[r], this.scores[l], this.slots[l]) ? r : l;
-      if (!this.worse(this.scores[c], this.slots[c], this.scores[i], this.slots[i])) return;
-      this.swap(i, c);
-      i = c;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    // Plain temporaries: a destructuring swap allocated two arrays per call (an allocation profile showed it).
-    const slot = this.slots[a];
-    this.slots[a] = this.slots[b];
-    this.slots[b] = slot;
-    const score = this.scores[a];
-    this.scores[a] = this.scores[b];
-    this.scores[b] = score;
   }
 }

@@ -2,6 +2,7 @@
  * Choosing a search's best rows from the scores of every row (the vector index's one-go
  * search): the k best by score, ties to the smaller id, among the rows a filter admits.
  */
+import { IndexTopK } from './index-top-k.js';
 
 /** Rows per block of the int8 scan's block maxima (Int8Rows.blockMaxima). */
 export const SCORE_BLOCK_ROWS = 16;
@@ -18,8 +19,8 @@ export interface SelectedRows {
  * compare with a local skips them.
  */
 export function selectTop<T>(scores: Float32Array, k: number, ids: readonly string[], items: readonly T[], accept?: (item: T) => boolean): SelectedRows {
-  const heap = new RowHeap(k, ids);
-  heap.offerRows(scores, 0, scores.length, items, accept);
+  const heap = new IndexTopK(k, ids);
+  heap.offerRange(scores, 0, scores.length, items, accept);
   return heap.selected();
 }
 
@@ -36,13 +37,13 @@ export function selectTopByBlocks(scores: Float32Array, maxima: Float32Array, k:
   const blocks = Math.floor(scores.length / SCORE_BLOCK_ROWS);
   const floor = blocks >= k ? kthLargest(maxima, blocks, k) : -Infinity;
   // No row below the floor is among the k best either: the heap takes only rows at or above it.
-  const heap = new RowHeap(k, ids, floor);
+  const heap = new IndexTopK(k, ids, floor);
   for (let b = 0; b < blocks; b++) {
     if (maxima[b] < floor) continue;
-    heap.offerRows(scores, b * SCORE_BLOCK_ROWS, (b + 1) * SCORE_BLOCK_ROWS);
+    heap.offerRange(scores, b * SCORE_BLOCK_ROWS, (b + 1) * SCORE_BLOCK_ROWS);
   }
   // The rows after the last whole block have no maximum: all of them are offered.
-  heap.offerRows(scores, blocks * SCORE_BLOCK_ROWS, scores.length);
+  heap.offerRange(scores, blocks * SCORE_BLOCK_ROWS, scores.length);
   return heap.selected();
 }
 
@@ -73,75 +74,4 @@ function kthLargest(values: Float32Array, n: number, k: number): number {
     heap[at] = v;
   }
   return heap[0];
-}
-
-/** A min-heap of the best k rows (score, then the smaller id), in parallel typed arrays. */
-class RowHeap {
-  private readonly heapScore: Float64Array;
-  private readonly heapRow: Int32Array;
-  private n = 0;
-  /**
-   * Rows scoring below this are refused: the worst kept score once full, before that the
-   * caller's bound (-Infinity: none); Infinity for k = 0, when nothing enters.
-   */
-  private floor: number;
-
-  constructor(private readonly k: number, private readonly ids: readonly string[], floor = -Infinity) {
-    this.heapScore = new Float64Array(k);
-    this.heapRow = new Int32Array(k);
-    this.floor = k > 0 ? floor : Infinity;
-  }
-
-  /** Offers rows [from, to), row r scoring scores[r]; `accept` is asked only for a row that would enter. */
-  offerRows<T>(scores: Float32Array, from: number, to: number, items?: readonly T[], accept?: (item: T) => boolean): void {
-    const { heapScore, heapRow, k } = this;
-    let floor = this.floor;
-    for (let r = from; r < to; r++) {
-      const s = scores[r];
-      if (s < floor) continue;
-      if (this.n === k && !this.worse(heapScore[0], heapRow[0], s, r)) continue;
-      if (accept !== undefined && !accept(items![r])) continue;
-      this.push(s, r);
-      if (this.n === k) floor = heapScore[0];
-    }
-    this.floor = floor;
-  }
-
-  selected(): SelectedRows {
-    return { rows: this.heapRow.subarray(0, this.n), scores: this.heapScore.subarray(0, this.n) };
-  }
-
-  private push(s: number, r: number): void {
-    const { heapScore, heapRow } = this;
-    let i: number;
-    if (this.n < this.k) {
-      i = this.n++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!this.worse(s, r, heapScore[p], heapRow[p])) break;
-        heapScore[i] = heapScore[p];
-        heapRow[i] = heapRow[p];
-        i = p;
-      }
-    } else {
-      i = 0;
-      const n = this.n;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const c = l + 1 < n && this.worse(heapScore[l + 1], heapRow[l + 1], heapScore[l], heapRow[l]) ? l + 1 : l;
-        if (!this.worse(heapScore[c], heapRow[c], s, r)) break;
-        heapScore[i] = heapScore[c];
-        heapRow[i] = heapRow[c];
-        i = c;
-      }
-    }
-    heapScore[i] = s;
-    heapRow[i] = r;
-  }
-
-  /** Row a (score sa) ranks below row b: a lower score, or the same score and a larger id. */
-  private worse(sa: number, ra: number, sb: number, rb: number): boolean {
-    return sa < sb || (sa === sb && this.ids[ra] > this.ids[rb]);
-  }
 }
