@@ -38,7 +38,7 @@ export interface ScanRows<T> {
   /** Scores of rows [from, to) (float kernel when `exact`, else int8), in scratch valid until the next call. */
   scoreRows(unit: Float32Array, from: number, to: number, exact: boolean): Float32Array;
   /** Exact scores of the given rows (float kernel), in their order. */
-  exactScores(unit: Float32Array, rows: readonly number[]): number[];
+  exactScores(unit: Float32Array, rows: ArrayLike<number>): Float64Array;
 }
 
 /** A sliced pass's best rows, and which of them are still fresh (by position in `top`). */

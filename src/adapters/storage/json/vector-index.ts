@@ -246,22 +246,18 @@ export class VectorIndex<T> {
   private candidates(unit: Float32Array, k: number, accept?: (item: T) => boolean): Candidates<T> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
-    const f = this.loadQuery(unit);
-    const matrixBytes = this.matrixOffsetFloats() * 4;
-    const scoresFloats = this.scoresOffsetFloats();
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return this.exactScan(k, accept);
+    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) {
+      this.loadQuery(unit);
+      return this.exactScan(k, accept);
+    }
     const approx = this.int8.scores(unit, this.size);
     // Unfiltered, whole blocks of rows below the k-th best block maximum are skipped unread.
     const candidates = accept === undefined
       ? selectTopByBlocks(approx, this.int8.blockMaxima(this.size), rescore, this.rowIds)
       : selectTop(approx, rescore, this.rowIds, this.rowItems, accept);
-    const exact = new Float32Array(f.buffer, scoresFloats * 4, candidates.rows.length);
-    for (let i = 0; i < candidates.rows.length; i++) {
-      this.dots!(0, matrixBytes + candidates.rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, (scoresFloats + i) * 4);
-    }
     // The rescored candidates may be more than k: ordering keeps the k best.
-    return this.copied(candidates.rows, new Float64Array(exact));
+    return this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
   }
 
   /** `candidates`, computed in slices of `budget` (sliced-scans.ts). */
@@ -291,15 +287,17 @@ export class VectorIndex<T> {
     return f.subarray(scoresFloats, scoresFloats + (to - from));
   }
 
-  /** Exact scores of `rows` from the float rows, one kernel call each. */
-  private exactScores(unit: Float32Array, rows: readonly number[]): number[] {
+  /** Exact scores of `rows` from the float rows, one kernel call each (the int8 candidates' re-score too). */
+  private exactScores(unit: Float32Array, rows: ArrayLike<number>): Float64Array {
     const f = this.loadQuery(unit);
     const matrixBytes = this.matrixOffsetFloats() * 4;
     const out = this.scoresOffsetFloats();
-    return rows.map((row) => {
-      this.dots!(0, matrixBytes + row * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
-      return f[out];
-    });
+    const scores = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      this.dots!(0, matrixBytes + rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
+      scores[i] = f[out];
+    }
+    return scores;
   }
 
   /** Scores every row against the query already in the query slot; the best k, unordered. */
