@@ -60,8 +60,11 @@ export interface SyntheticRun {
   eval_score: number;
 }
 
+/** Draws one task text from a seeded random source. */
+export type TaskSource = (random: () => number) => string;
+
 /** Word lists allow about 10 million distinct tasks; far more than any benchmark size. */
-function taskFrom(random: () => number): string {
+export const templatedTask: TaskSource = (random) => {
   const action = pick(random, ACTIONS);
   // Optional parts vary the length, as real tasks do.
   const parts = [
@@ -73,7 +76,7 @@ function taskFrom(random: () => number): string {
     random() < 0.6 ? pick(random, PURPOSES) : '',
   ];
   return parts.filter(Boolean).join(' ');
-}
+};
 
 function codeFor(task: string, random: () => number): string {
   const name = task.split(' ').slice(0, 3).map((w) => w.replace(/[^A-Za-z0-9]/g, '')).join('_').toLowerCase();
@@ -83,9 +86,9 @@ function codeFor(task: string, random: () => number): string {
 }
 
 /** `count` distinct runs for `seed`; indexes are stable (run i never depends on `count`). */
-export function syntheticRuns(seed: number, count: number): SyntheticRun[] {
+export function syntheticRuns(seed: number, count: number, taskFrom: TaskSource = templatedTask): SyntheticRun[] {
   const runs: SyntheticRun[] = [];
-  for (const run of syntheticRunStream(seed)) {
+  for (const run of syntheticRunStream(seed, taskFrom)) {
     if (runs.length >= count) break;
     runs.push(run);
   }
@@ -93,7 +96,7 @@ export function syntheticRuns(seed: number, count: number): SyntheticRun[] {
 }
 
 /** The same runs one at a time (a million of them need not be held at once). */
-export function* syntheticRunStream(seed: number): Generator<SyntheticRun> {
+export function* syntheticRunStream(seed: number, taskFrom: TaskSource = templatedTask): Generator<SyntheticRun> {
   const random = seededRandom(seed);
   const seen = new Set<string>();
   for (;;) {
@@ -110,7 +113,7 @@ export function* syntheticRunStream(seed: number): Generator<SyntheticRun> {
 }
 
 /** Recall queries: new task texts from the same vocabulary (similar to, not copies of, stored ones). */
-export function syntheticQueries(seed: number, count: number, avoid: ReadonlySet<string>): string[] {
+export function syntheticQueries(seed: number, count: number, avoid: ReadonlySet<string>, taskFrom: TaskSource = templatedTask): string[] {
   const random = seededRandom(seed);
   const queries = new Set<string>();
   while (queries.size < count) {

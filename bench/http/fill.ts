@@ -5,7 +5,7 @@ import { noopInstruments, silentLogger } from '../../src/ports/observability.js'
 import { newId } from '../../src/services/ids.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { BenchStorage } from '../storages.js';
-import { seededRandom, syntheticRuns, type SyntheticRun } from '../synthetic.js';
+import { seededRandom, syntheticRuns, templatedTask, type SyntheticRun, type TaskSource } from '../synthetic.js';
 
 /** The scope a dev-mode server serves when a request names no project. */
 export const DEV_SCOPE: Scope = { tenant_id: 'default', project_id: 'default' };
@@ -82,8 +82,8 @@ export async function syntheticVectorSource(modelPath: string, baseTasks: string
 }
 
 /** Writes `size` synthetic patterns (and their first eval) into the dev scope of `store`. */
-export async function fillStore(store: BenchStorage, size: number, modelPath: string, seed: number): Promise<void> {
-  const runs = syntheticRuns(seed, size);
+export async function fillStore(store: BenchStorage, size: number, modelPath: string, seed: number, taskFrom: TaskSource = templatedTask): Promise<void> {
+  const runs = syntheticRuns(seed, size, taskFrom);
   const vectors = await syntheticVectors(modelPath, runs.map((r) => r.task), seed);
   const bulkLoad = store.bulkLoad ?? ((fill: (storage: Storage) => Promise<void>) => fill(store.storage));
   await bulkLoad((storage) => writeAll(storage, runs, vectors));

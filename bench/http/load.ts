@@ -1,6 +1,6 @@
 import autocannon, { type RequestSpec } from 'autocannon';
 import { percentile } from '../../src/core/stats.js';
-import { syntheticQueries, syntheticRuns } from '../synthetic.js';
+import { syntheticQueries, syntheticRuns, type TaskSource } from '../synthetic.js';
 import type { Scenario } from './options.js';
 
 export interface LoadResult {
@@ -21,11 +21,11 @@ const TASKS_PER_RUN = 60_000;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** Every request of a run carries a task no earlier request of the server has seen. */
-function requestFor(scenario: Scenario, seed: number): RequestSpec {
+function requestFor(scenario: Scenario, seed: number, taskFrom: TaskSource): RequestSpec {
   if (scenario === 'version') return { method: 'GET', path: '/v1/version' };
   let next = 0;
   if (scenario === 'learn') {
-    const runs = syntheticRuns(seed, TASKS_PER_RUN);
+    const runs = syntheticRuns(seed, TASKS_PER_RUN, taskFrom);
     return {
       method: 'POST', path: '/v1/learn', headers: JSON_HEADERS,
       setupRequest: (req) => {
@@ -34,7 +34,7 @@ function requestFor(scenario: Scenario, seed: number): RequestSpec {
       },
     };
   }
-  const tasks = syntheticQueries(seed, TASKS_PER_RUN, new Set());
+  const tasks = syntheticQueries(seed, TASKS_PER_RUN, new Set(), taskFrom);
   if (scenario === 'recall-get') {
     return {
       method: 'GET',
@@ -48,11 +48,11 @@ function requestFor(scenario: Scenario, seed: number): RequestSpec {
 }
 
 /** One autocannon run; latencies are recorded per response so p95 is exact (autocannon reports p97.5). */
-export function runLoad(url: string, scenario: Scenario, connections: number, seconds: number, seed: number): Promise<LoadResult> {
+export function runLoad(url: string, scenario: Scenario, connections: number, seconds: number, seed: number, taskFrom: TaskSource): Promise<LoadResult> {
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url, connections, duration: seconds, timeout: 30, requests: [requestFor(scenario, seed)] },
+      { url, connections, duration: seconds, timeout: 30, requests: [requestFor(scenario, seed, taskFrom)] },
       (err, result) => {
         if (err) {
           reject(err);

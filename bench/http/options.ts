@@ -29,7 +29,12 @@ export interface HttpBenchOptions {
   /** Leave the filled PostgreSQL databases in place (named in the log) instead of dropping them. */
   keepDatabase: boolean;
   seed: number;
+  /** Task texts of the store and the load: `templated` (word lists, the default) or `zipfian` (bench/zipfian-tasks.ts). */
+  corpus: Corpus;
 }
+
+export const CORPORA = ['templated', 'zipfian'] as const;
+export type Corpus = (typeof CORPORA)[number];
 
 export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --storage json,postgres     storages to serve (default both)
@@ -47,7 +52,10 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --log-level info            the server's SERVICE_LOG_LEVEL (default info, as deployed)
   --keep-database             leave each filled PostgreSQL database in place (its URL is logged) for
                               measuring by hand afterwards; drop it with DROP DATABASE when done
-  --seed 42                   seed of the synthetic data`;
+  --seed 42                   seed of the synthetic data
+  --corpus templated          task texts: templated (word lists: every word in 4-10 % of the store, the keyword
+                              side's worst case) or zipfian (English words by Zipf's law, as sparse as real
+                              task text; bench/zipfian-tasks.ts)`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -80,6 +88,7 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
     compare: [],
     keepDatabase: false,
     seed: 42,
+    corpus: 'templated',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -109,6 +118,7 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
         options.modelPath = resolve(value);
         break;
       case '--seed': options.seed = positiveInt(flag, value); break;
+      case '--corpus': options.corpus = oneOfList(flag, value, CORPORA)[0]; break;
       case '--compare': options.compare = list(flag, value).map((dir) => resolve(dir)); break;
       case '--log-level': options.logLevel = oneOfList(flag, value, LOG_LEVELS)[0]; break;
       default:

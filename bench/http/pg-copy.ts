@@ -5,7 +5,7 @@ import pg from 'pg';
 import { buildSearchStatement, SEARCH_SESSION_SQL } from '../../src/adapters/storage/postgres/search.js';
 import { newId } from '../../src/services/ids.js';
 import { createDots, wasm } from '../../src/adapters/storage/json/dot-kernel.js';
-import { syntheticQueries, syntheticRunStream } from '../synthetic.js';
+import { syntheticQueries, syntheticRunStream, type TaskSource } from '../synthetic.js';
 import { DEV_SCOPE, openEmbedder } from './fill.js';
 
 /** What filling a PostgreSQL store at scale cost, and how good its HNSW search is. */
@@ -180,7 +180,9 @@ async function buildNicer(url: string, leader: number, log: (m: string) => void)
  * eval by COPY, with the HNSW indexes dropped first and rebuilt after (timed), as one would
  * load a large store; then measures the service's own search statement against an exact scan.
  */
-export async function copyFill(url: string, size: number, modelPath: string, seed: number, log: (m: string) => void): Promise<ScaleFigures> {
+export async function copyFill(
+  url: string, size: number, modelPath: string, seed: number, log: (m: string) => void, taskFrom: TaskSource,
+): Promise<ScaleFigures> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -198,9 +200,9 @@ export async function copyFill(url: string, size: number, modelPath: string, see
     // Every stored task gets its real embedding (the static model does 100k in well under a
     // minute): a graph index's recall depends on how the vectors spread, and noisy copies of a
     // few bases (what the other fills use) are the hardest case for it, unlike real tasks.
-    const runs = syntheticRunStream(seed);
+    const runs = syntheticRunStream(seed, taskFrom);
     const embedder = await openEmbedder(modelPath);
-    const queries = await embedder.embed(syntheticQueries(seed + 7, RECALL_QUERIES, new Set()));
+    const queries = await embedder.embed(syntheticQueries(seed + 7, RECALL_QUERIES, new Set(), taskFrom));
     const exact = new ExactTop(queries);
     const ids: string[] = new Array<string>(size);
     const scores = new Float32Array(size);

@@ -3,6 +3,8 @@ import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
+import { corpusTasks } from '../zipfian-tasks.js';
+import type { TaskSource } from '../synthetic.js';
 import { runLoad } from './load.js';
 import { copyFill, type ScaleFigures } from './pg-copy.js';
 import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
@@ -20,8 +22,10 @@ function log(message: string): void {
 /** Every scenario at every connection level against one served store. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
 
-async function measureServed(served: ServedStore, build: string, storage: string, size: number, workers: number, o: HttpBenchOptions, pgProbe: PgProbe | null): Promise<HttpRow[]> {
-  await runLoad(served.url, 'recall-post', 16, WARMUP_SECONDS, o.seed + 900);
+async function measureServed(
+  served: ServedStore, build: string, storage: string, size: number, workers: number, o: HttpBenchOptions, pgProbe: PgProbe | null, tasks: TaskSource,
+): Promise<HttpRow[]> {
+  await runLoad(served.url, 'recall-post', 16, WARMUP_SECONDS, o.seed + 900, tasks);
   const rows: HttpRow[] = [];
   let seed = o.seed + 1000;
   for (const connections of o.connections) {
@@ -30,7 +34,7 @@ async function measureServed(served: ServedStore, build: string, storage: string
       log(`  ${build} ${storage} ${size.toLocaleString('en-US')}: ${scenario} x ${connections} connections, ${o.duration} s`);
       const pgBefore = pgProbe ? (await settle(), await pgProbe.sample()) : null;
       const cpuBefore = served.cpuSeconds();
-      const result = await runLoad(served.url, scenario, connections, o.duration, seed++);
+      const result = await runLoad(served.url, scenario, connections, o.duration, seed++, tasks);
       const cpu = served.cpuSeconds() - cpuBefore;
       const pg = pgProbe && pgBefore ? (await settle(), pgSpent(pgBefore, await pgProbe.sample())) : null;
       if (scenario === 'version') versionPerSecond = result.perSecond;
@@ -49,16 +53,17 @@ async function measureServed(served: ServedStore, build: string, storage: string
 
 async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpBenchOptions, scale: ScaleFigures[]): Promise<HttpRow[]> {
   const store = await STORAGE_FACTORIES[storage]();
+  const tasks = corpusTasks(o.corpus);
   let closed = false;
   try {
     const started = performance.now();
     const databaseUrl = store.serverEnv.SERVICE_DATABASE_URL;
     if (databaseUrl) {
       log(`${storage}: filling ${size.toLocaleString('en-US')} patterns by COPY (real embeddings), HNSW index built after (${databaseUrl})`);
-      scale.push(await copyFill(databaseUrl, size, o.modelPath, o.seed, log));
+      scale.push(await copyFill(databaseUrl, size, o.modelPath, o.seed, log, tasks));
     } else {
       log(`${storage}: filling ${size.toLocaleString('en-US')} patterns (synthetic vectors, direct writes)`);
-      await fillStore(store, size, o.modelPath, o.seed);
+      await fillStore(store, size, o.modelPath, o.seed, tasks);
     }
     log(`  filled in ${((performance.now() - started) / 1000).toFixed(1)} s (${await store.storage.patterns.count(DEV_SCOPE)} stored)`);
     // JSON storage allows one process: the bench lets go of it before the server opens it.
@@ -69,7 +74,7 @@ async function measureStore(storage: 'json' | 'postgres', size: number, o: HttpB
       const served = await startServe(store.serverEnv, { modelPath: o.modelPath, workers: o.workers, profileDir: o.profileDir, logLevel: o.logLevel, root });
       const pgProbe = databaseUrl ? await openPgProbe(databaseUrl) : null;
       try {
-        rows.push(...(await measureServed(served, root === undefined ? 'this' : basename(root), storage, size, served.servingProcesses(), o, pgProbe)));
+        rows.push(...(await measureServed(served, root === undefined ? 'this' : basename(root), storage, size, served.servingProcesses(), o, pgProbe, tasks)));
       } finally {
         await pgProbe?.close();
         await served.stop();
@@ -102,7 +107,7 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
     'Agent memory service HTTP benchmark (autocannon on the same machine as the server)',
     `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     `model: ${o.modelPath}`,
-    `${o.duration} s per run; distinct tasks per request; dev auth; rate limits raised; seed ${o.seed}`,
+    `${o.duration} s per run; distinct tasks per request (${o.corpus} corpus); dev auth; rate limits raised; seed ${o.seed}`,
     "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
     'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
     "pg ms/req: the same for PostgreSQL's backends serving the database; pg tx/req: its transactions (pg_stat_database) per request",

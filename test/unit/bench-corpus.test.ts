@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { syntheticQueries, syntheticRuns, templatedTask } from '../../bench/synthetic.js';
+import { postingShare, zipfianTasks } from '../../bench/zipfian-tasks.js';
+import { parseHttpArgs, type HttpBenchOptions } from '../../bench/http/options.js';
+
+const CONALA = fileURLToPath(new URL('../fixtures/recall/conala-recall.json', import.meta.url));
+
+/** CoNaLa's protocol: the titles stored, the crowd rewrites as queries. */
+function conalaShare(): number {
+  const data = JSON.parse(readFileSync(CONALA, 'utf8')) as { groups: { phrasings: string[] }[] };
+  return postingShare(data.groups.map((g) => g.phrasings[0]), data.groups.flatMap((g) => g.phrasings.slice(1)));
+}
+
+describe('benchmark corpora', () => {
+  it('the zipfian corpus reads about as many posting rows per query as human task text; the templated one several times more', () => {
+    const conala = conalaShare();
+    const zipfian = zipfianTasks();
+    const zipfianShare = postingShare(syntheticRuns(42, 10_000, zipfian).map((r) => r.task), syntheticQueries(7, 300, new Set(), zipfian));
+    const templatedShare = postingShare(syntheticRuns(42, 10_000).map((r) => r.task), syntheticQueries(7, 300, new Set()));
+    expect(conala).toBeGreaterThan(0.05);
+    expect(zipfianShare).toBeGreaterThan(conala * 0.6);
+    expect(zipfianShare).toBeLessThan(conala * 1.4);
+    expect(templatedShare).toBeGreaterThan(conala * 3);
+  });
+
+  it('zipfian tasks are seeded, distinct and English words', () => {
+    const a = syntheticRuns(3, 500, zipfianTasks()).map((r) => r.task);
+    const b = syntheticRuns(3, 500, zipfianTasks()).map((r) => r.task);
+    expect(a).toEqual(b);
+    expect(new Set(a).size).toBe(500);
+    for (const task of a) {
+      const words = task.split(' ');
+      expect(words.length).toBeGreaterThanOrEqual(6);
+      expect(words.length).toBeLessThanOrEqual(14);
+      expect(task).toMatch(/^[A-Z][a-z]*( [a-z]+)+$/);
+    }
+    expect(syntheticRuns(3, 5).map((r) => r.task)).toEqual(syntheticRuns(3, 5, templatedTask).map((r) => r.task));
+  });
+
+  it('--corpus picks the corpus and rejects others', () => {
+    expect((parseHttpArgs([]) as HttpBenchOptions).corpus).toBe('templated');
+    expect((parseHttpArgs(['--corpus', 'zipfian']) as HttpBenchOptions).corpus).toBe('zipfian');
+    expect(() => parseHttpArgs(['--corpus', 'wiki'])).toThrow(/--corpus: unknown "wiki"/);
+  });
+});
