@@ -58,6 +58,24 @@ export function hybridContract(current: () => Storage): void {
       }
     });
 
+    it('takes every cosine from the full-precision query at an indexed dimension (384)', async () => {
+      // PostgreSQL walks its HNSW index at half precision; the cosines it returns must still be
+      // taken against the query as sent (they are the wire's similarity and the tiers' input).
+      const wide = { tenant_id: SCOPE_A.tenant_id, project_id: 'wide-vectors' };
+      let seed = 11;
+      const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const vectors = Array.from({ length: 12 }, () => unitVector(Float32Array.from({ length: 384 }, () => next() - 0.5)));
+      for (const [i, v] of vectors.entries()) await storage.patterns.insert(wide, makePattern(200 + i, { task: `wide ${i}` }), v);
+      // Near the first stored vector, as a real query near its match is.
+      const q = unitVector(Float32Array.from(vectors[0], (x, d) => x + 0.02 * Math.sin(d + 0.1) + 1e-3 / (d + 1)));
+      const set = await storage.patterns.hybridCandidates(wide, { vector: q, terms: [], vectorK: 12, keywordK: 0, evalWindow: 0 });
+      expect(set.candidates).toHaveLength(12);
+      for (const c of set.candidates) {
+        const exact = dot(q, vectors[Number(c.id.slice(1)) - 200]);
+        expect(Math.abs(c.cosine - exact), c.id).toBeLessThan(2e-6);
+      }
+    });
+
     it('takes the k best by BM25 and the k nearest, and ranks the union in one order on every storage', async () => {
       const keywordOnly = await storage.patterns.hybridCandidates(SCOPE_A, { vector: null, terms, vectorK: 0, keywordK: 4, evalWindow: 0 });
       const stats = keywordOnly.stats;

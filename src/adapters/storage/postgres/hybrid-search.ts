@@ -104,7 +104,14 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   FROM w
   WHERE w.df <= greatest(${SELECTIVE_MIN_DOCS}, least(${SELECTIVE_SHARE} * coalesce((SELECT docs FROM doc), 0), ${SELECTIVE_MAX_DOCS}))
 )`);
-  parts.push(`vs AS (SELECT vector_sum, vectors FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim})`);
+  // The query's figures against the project's vector sum, once per statement. This is also the
+  // statement's first use of $1, which gives the parameter its type: had `nearest`'s
+  // `$1::halfvec` come first, $1 would be a halfvec, and every cosine below would be taken
+  // against a query rounded to half precision (errors up to 7e-5 at 384 dimensions).
+  parts.push(`vs AS (
+  SELECT vector_sum, vectors, -($1::vector <#> vector_sum) AS query_sum_dot, -(vector_sum <#> vector_sum) AS sum_norm2
+  FROM recall_vector_sums WHERE tenant_id = $2 AND project_id = $3 AND dim = ${dim}
+)`);
   const sources = ['SELECT id FROM keyword'];
   if (unit && query.vectorK > 0) {
     const vectorK = Math.floor(query.vectorK);
@@ -119,18 +126,16 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const evals = recentEvalsColumn('p', query.evalWindow, params);
   const vectorColumns = unit
     ? `CASE WHEN p.dim = ${dim} THEN 1 - (p.embedding <=> $1::vector) END AS cosine,
-  CASE WHEN p.dim = ${dim} AND vector_norm(p.embedding) > 0 THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot,
-  -($1::vector <#> vs.vector_sum) AS query_sum_dot`
+  CASE WHEN p.dim = ${dim} AND vector_norm(p.embedding) > 0 THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot`
     : `NULL::float8 AS cosine,
   CASE WHEN vector_norm(p.embedding) > 0 AND vector_dims(p.embedding) = vector_dims(vs.vector_sum)
-    THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot,
-  -($1::vector <#> vs.vector_sum) AS query_sum_dot`; // $1 is NULL here, and so is the dot
+    THEN -(l2_normalize(p.embedding) <#> vs.vector_sum) END AS mean_dot`;
   const sql = `WITH ${parts.join(',\n')}
 SELECT p.id, p.task, p.updated_at,
   ${vectorColumns},
   (SELECT docs FROM doc) AS docs, (SELECT total_terms FROM doc) AS total_terms,
   ARRAY(SELECT w.df FROM w ORDER BY w.i) AS df,
-  vs.vectors, -(vs.vector_sum <#> vs.vector_sum) AS sum_norm2${evals}
+  vs.query_sum_dot, vs.vectors, vs.sum_norm2${evals}
 FROM ids JOIN patterns p ON p.tenant_id = $2 AND p.project_id = $3 AND p.id = ids.id
 LEFT JOIN vs ON true
 ORDER BY p.id`;
