@@ -47,6 +47,8 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --batch [--tasks N]         instead: N recalls via one "recall --batch" vs N processes (bench/batch.ts)
   --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
                               before/after, with the per-request cost (bench/recall-quality/run.ts)
+  --pg-statements [--corpus C] PostgreSQL's recall search statement, hybrid vs cosine ranking, one connection,
+                              interleaved per query: stable ratios on a noisy machine (bench/pg-statements.ts)
   --recall-cpu [--patterns N] [--queries N] [--rounds N]
                               instead: CPU per recall through the service layer, hybrid vs cosine
                               ranking on one JSON store, and the hybrid phases (bench/recall-cpu.ts)

@@ -12,6 +12,7 @@ import { runCliBench } from './cli.js';
 import { runBatchBench } from './batch.js';
 import { runRecallQualityBench } from './recall-quality/run.js';
 import { runRecallCpuBench } from './recall-cpu.js';
+import { runPgStatementsBench } from './pg-statements.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
 import { STORAGE_FACTORIES } from './storages.js';
@@ -120,6 +121,11 @@ async function main(argv: string[]): Promise<number> {
     // --recall-cpu: CPU per recall, hybrid vs cosine ranking, with the hybrid phases (bench/recall-cpu.ts).
     if (argv.includes('--recall-cpu')) {
       await runRecallCpuBench(argv);
+      return 0;
+    }
+    // --pg-statements: PostgreSQL's search statement, hybrid vs cosine ranking, interleaved (bench/pg-statements.ts).
+    if (argv.includes('--pg-statements')) {
+      await runPgStatementsBench(argv);
       return 0;
     }
     // --cli measures the command line's start-up instead (bench/cli.ts).

@@ -64,7 +64,7 @@ export async function hybridRanking(
  */
 const KEYWORD_MIN_FETCH = 10;
 
-function keywordShare(k: number): number {
+export function keywordShare(k: number): number {
   return Math.max(KEYWORD_MIN_FETCH, Math.ceil(k / 2));
 }
 

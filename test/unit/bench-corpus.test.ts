@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { syntheticQueries, syntheticRuns, templatedTask } from '../../bench/synthetic.js';
 import { postingShare, zipfianTasks } from '../../bench/zipfian-tasks.js';
 import { parseHttpArgs, type HttpBenchOptions } from '../../bench/http/options.js';
+import { parsePgStatementsArgs } from '../../bench/pg-statements.js';
 
 const CONALA = fileURLToPath(new URL('../fixtures/recall/conala-recall.json', import.meta.url));
 
@@ -37,6 +38,15 @@ describe('benchmark corpora', () => {
       expect(task).toMatch(/^[A-Z][a-z]*( [a-z]+)+$/);
     }
     expect(syntheticRuns(3, 5).map((r) => r.task)).toEqual(syntheticRuns(3, 5, templatedTask).map((r) => r.task));
+  });
+
+  it('--pg-statements takes the corpus and counts, and rejects what it cannot run', () => {
+    const o = parsePgStatementsArgs(['--pg-statements', '--corpus', 'zipfian', '--patterns', '2000', '--rounds', '3']);
+    expect(o).toMatchObject({ corpus: 'zipfian', patterns: 2000, rounds: 3, queries: 200 });
+    expect(() => parsePgStatementsArgs(['--rounds', '1'])).toThrow(/at least 2/);
+    expect(() => parsePgStatementsArgs(['--corpus', 'wiki'])).toThrow(/--corpus: unknown "wiki"/);
+    expect(() => parsePgStatementsArgs(['--queries', '0'])).toThrow(/positive whole number/);
+    expect(() => parsePgStatementsArgs(['--size', '5'])).toThrow(/unknown option "--size"/);
   });
 
   it('--corpus picks the corpus and rejects others', () => {
