@@ -9,11 +9,10 @@ import { QUALITY_WINDOW } from '../src/core/quality.js';
 import { keywordShare } from '../src/services/recall-hybrid.js';
 import { repoRoot, UsageError } from './args.js';
 import { DEV_SCOPE, openEmbedder } from './http/fill.js';
-import { CORPORA, type Corpus } from './http/options.js';
 import { copyFill } from './http/pg-copy.js';
 import { openPostgresStorage } from './postgres.js';
 import { syntheticQueries, syntheticRuns } from './synthetic.js';
-import { corpusTasks, postingShare } from './zipfian-tasks.js';
+import { corpusOption, corpusTasks, postingShare, type Corpus } from './corpora.js';
 
 /**
  * `npm run bench -- --pg-statements`: what PostgreSQL spends on a default recall's search
@@ -54,8 +53,7 @@ export function parsePgStatementsArgs(argv: string[]): Options {
       if (!value) throw new UsageError('--model needs a folder');
       o.modelPath = resolve(value);
     } else if (flag === '--corpus') {
-      if (!(CORPORA as readonly string[]).includes(value ?? '')) throw new UsageError(`--corpus: unknown "${value ?? ''}" (allowed: ${CORPORA.join(', ')})`);
-      o.corpus = value as Corpus;
+      o.corpus = corpusOption(value);
     } else if (flag === '--patterns' || flag === '--queries' || flag === '--rounds' || flag === '--seed') {
       const n = Number(value);
       if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a positive whole number, got "${value ?? ''}"`);

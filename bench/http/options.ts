@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { repoRoot, UsageError } from '../args.js';
+import { corpusOption, type Corpus } from '../corpora.js';
 
 /** The HTTP scenarios, in the order each connection level runs them. */
 export const SCENARIOS = ['version', 'recall-post', 'recall-get', 'learn'] as const;
@@ -29,12 +30,10 @@ export interface HttpBenchOptions {
   /** Leave the filled PostgreSQL databases in place (named in the log) instead of dropping them. */
   keepDatabase: boolean;
   seed: number;
-  /** Task texts of the store and the load: `templated` (word lists, the default) or `zipfian` (bench/zipfian-tasks.ts). */
+  /** Task texts of the store and the load: `templated` (word lists, the default) or `zipfian` (bench/corpora.ts). */
   corpus: Corpus;
 }
 
-export const CORPORA = ['templated', 'zipfian'] as const;
-export type Corpus = (typeof CORPORA)[number];
 
 export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --storage json,postgres     storages to serve (default both)
@@ -55,7 +54,7 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --seed 42                   seed of the synthetic data
   --corpus templated          task texts: templated (word lists: every word in 4-10 % of the store, the keyword
                               side's worst case) or zipfian (English words by Zipf's law, as sparse as real
-                              task text; bench/zipfian-tasks.ts)`;
+                              task text; bench/corpora.ts)`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -118,7 +117,7 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
         options.modelPath = resolve(value);
         break;
       case '--seed': options.seed = positiveInt(flag, value); break;
-      case '--corpus': options.corpus = oneOfList(flag, value, CORPORA)[0]; break;
+      case '--corpus': options.corpus = corpusOption(value); break;
       case '--compare': options.compare = list(flag, value).map((dir) => resolve(dir)); break;
       case '--log-level': options.logLevel = oneOfList(flag, value, LOG_LEVELS)[0]; break;
       default:

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
-import { corpusTasks } from '../zipfian-tasks.js';
+import { corpusTasks } from '../corpora.js';
 import type { TaskSource } from '../synthetic.js';
 import { runLoad } from './load.js';
 import { copyFill, type ScaleFigures } from './pg-copy.js';

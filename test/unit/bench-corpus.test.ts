@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { syntheticQueries, syntheticRuns, templatedTask } from '../../bench/synthetic.js';
-import { postingShare, zipfianTasks } from '../../bench/zipfian-tasks.js';
+import { postingShare, zipfianTasks } from '../../bench/corpora.js';
 import { parseHttpArgs, type HttpBenchOptions } from '../../bench/http/options.js';
 import { parsePgStatementsArgs } from '../../bench/pg-statements.js';
 
