@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
+import { defaultScanThread, ScanThread } from '../../src/adapters/storage/json/scan-thread.js';
+import { sharedInt8Modules } from '../../src/adapters/storage/json/dot-kernel.js';
 import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
 import { WorkBudget } from '../../src/core/slices.js';
 
@@ -37,8 +39,9 @@ function clustered(count: number, bases: number, noise: number, seed: number): F
   return Array.from({ length: count }, (_, i) => unit(Float32Array.from(base[i % bases], (x) => x + noise * normal())));
 }
 
-function filled(vectors: Float32Array[], preferJs = false): VectorIndex<{ n: number }> {
-  const index = new VectorIndex<{ n: number }>(preferJs);
+/** An index of `vectors` (ids p000000…); without a scan thread unless one is given. */
+function filled(vectors: Float32Array[], preferJs = false, thread: ScanThread | null = null): VectorIndex<{ n: number }> {
+  const index = new VectorIndex<{ n: number }>(preferJs, thread);
   vectors.forEach((v, i) => index.set(`p${String(i).padStart(6, '0')}`, { n: i }, v));
   return index;
 }
@@ -254,5 +257,124 @@ describe('JSON vector index: writes while a sliced search is handed back', () =>
       if (index.scanning > 0) index.set('other', { n: 0 }, unit(Float32Array.from({ length: 64 }, (_, i) => i + 1)));
     }, 8);
     await expect(index.searchInSlices(q, 10, undefined, budget)).rejects.toThrow(/dimensions/);
+  });
+});
+
+describe('JSON vector index: the int8 scan on the scan thread', () => {
+  const modules = sharedInt8Modules();
+  const budget = () => new WorkBudget(async () => undefined, 1_000_000);
+
+  /**
+   * A thread that takes every search, even a lone one (the default keeps a lone search on the
+   * main thread), and counts the answers it gave (null: none came, the caller searched itself).
+   */
+  class CountingThread extends ScanThread {
+    answers = 0;
+    override wanted(): boolean {
+      return true;
+    }
+    override async scan(...args: Parameters<ScanThread['scan']>): ReturnType<ScanThread['scan']> {
+      const result = await super.scan(...args);
+      if (result) this.answers++;
+      return result;
+    }
+  }
+
+  it('is there on this machine (shared WebAssembly memory, more than one core)', () => {
+    expect(modules).not.toBeNull();
+    expect(defaultScanThread()).toBeInstanceOf(ScanThread);
+  });
+
+  it('by default takes a search only while another one is under way', async () => {
+    const thread = new ScanThread(modules!);
+    const used = vi.spyOn(thread, 'scan');
+    try {
+      const index = filled(clustered(3_000, 30, 0.03, 50), false, thread);
+      const [q1, q2, q3] = clustered(3, 30, 0.03, 51);
+      expect(await index.searchInSlices(q1, 10, undefined, budget())).toEqual(index.search(q1, 10));
+      expect(used).not.toHaveBeenCalled();
+      // Two at once: the first runs here up to its first turn's end, the second goes to the thread meanwhile.
+      const pausing = new WorkBudget(async () => { await new Promise((r) => setImmediate(r)); }, 1);
+      const both = await Promise.all([index.searchInSlices(q2, 10, undefined, pausing), index.searchInSlices(q3, 10, undefined, budget())]);
+      expect(both).toEqual([index.search(q2, 10), index.search(q3, 10)]);
+      expect(used).toHaveBeenCalled();
+    } finally {
+      await thread.stop();
+    }
+  });
+
+  it('gives the hits, scores and order of a search on the main thread', async () => {
+    const thread = new CountingThread(modules!);
+    try {
+      // 5,000 rows: more than one lane of the thread (4,096 rows per kernel call), and a tail past the last whole block.
+      const index = filled(clustered(5_003, 40, 0.03, 40), false, thread);
+      const queries = clustered(12, 40, 0.03, 41);
+      for (const [i, q] of queries.entries()) {
+        const k = i % 2 === 0 ? 10 : 30;
+        expect(await index.searchInSlices(q, k, undefined, budget())).toEqual(index.search(q, k));
+      }
+      expect(thread.answers).toBe(queries.length);
+    } finally {
+      await thread.stop();
+    }
+  });
+
+  it('a filtered search stays on the main thread', async () => {
+    const thread = new CountingThread(modules!);
+    try {
+      const index = filled(clustered(3_000, 30, 0.03, 42), false, thread);
+      const q = clustered(1, 30, 0.03, 43)[0];
+      const even = (item: { n: number }) => item.n % 2 === 0;
+      expect(await index.searchInSlices(q, 10, even, budget())).toEqual(index.search(q, 10, even));
+      expect(thread.answers).toBe(0);
+    } finally {
+      await thread.stop();
+    }
+  });
+
+  it('an answer is not used when a row changed before it came: the search sees the change', async () => {
+    const thread = new CountingThread(modules!);
+    try {
+      const index = filled(clustered(3_000, 30, 0.03, 44), false, thread);
+      const q = clustered(1, 30, 0.03, 45)[0];
+      const pending = index.searchInSlices(q, 10, undefined, budget()); // the request is out, for rows [0, 3000)
+      index.set('z-new', { n: -1 }, Float32Array.from(q)); // row 3000: the thread does not scan it
+      const hits = await pending;
+      expect(thread.answers).toBe(1); // it answered; the index did not take it
+      expect(hits[0].id).toBe('z-new');
+      expect(hits).toEqual(index.search(q, 10));
+    } finally {
+      await thread.stop();
+    }
+  });
+
+  it('a thread that ends with requests pending: they are searched on the main thread, later ones start a new thread', async () => {
+    const thread = new CountingThread(modules!);
+    const index = filled(clustered(3_000, 30, 0.03, 46), false, thread);
+    const [q1, q2] = clustered(2, 30, 0.03, 47);
+    const pending = index.searchInSlices(q1, 10, undefined, budget());
+    expect(thread.inFlight).toBe(1);
+    await thread.stop();
+    expect(await pending).toEqual(index.search(q1, 10));
+    expect(thread.answers).toBe(0);
+    try {
+      expect(await index.searchInSlices(q2, 10, undefined, budget())).toEqual(index.search(q2, 10));
+      expect(thread.answers).toBe(1);
+    } finally {
+      await thread.stop();
+    }
+  });
+
+  it('a thread that cannot run a scan answers null and the search still answers', async () => {
+    // Kernels that do not fit the memory: instantiating them in the thread throws.
+    const broken = new CountingThread({ dots: modules!.maxima, maxima: {} });
+    try {
+      const index = filled(clustered(3_000, 30, 0.03, 48), false, broken);
+      const q = clustered(1, 30, 0.03, 49)[0];
+      expect(await index.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
+      expect(broken.answers).toBe(0);
+    } finally {
+      await broken.stop();
+    }
   });
 });

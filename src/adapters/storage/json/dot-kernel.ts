@@ -13,7 +13,7 @@ export interface WasmMemory {
   grow(deltaPages: number): number;
 }
 interface WasmApi {
-  Memory: new (desc: { initial: number; maximum?: number }) => WasmMemory;
+  Memory: new (desc: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
   validate(bytes: Uint8Array): boolean;
@@ -25,6 +25,15 @@ export type DotsFn = (q: number, m: number, n: number, strideBytes: number, out:
 export const STRIDE_ALIGN_FLOATS = 8;
 
 const I32 = 0x7f;
+/** The largest memory a kernel imports, in 64 KiB pages (4 GiB: the wasm32 ceiling). */
+export const MAX_MEMORY_PAGES = 65536;
+/**
+ * The limits of a kernel's imported memory: any size, or (for the scan thread) shared, which
+ * WebAssembly only allows with a maximum, and which only a shared memory can then satisfy.
+ */
+function memoryLimits(shared: boolean): number[] {
+  return shared ? [0x03, 0x00, ...uleb(MAX_MEMORY_PAGES)] : [0x00, 0x00];
+}
 const V128 = 0x7b;
 
 function uleb(n: number): number[] {
@@ -138,7 +147,7 @@ const INT8_BLOCKS_PER_STEP = INT8_STRIDE_ALIGN_BYTES / 16;
  * cache costs the same per row as 10k), so the query is widened once per search instead of
  * once per row, and the scale is applied here rather than in a second pass over the scores.
  */
-function int8KernelBytes(): Uint8Array {
+function int8KernelBytes(shared = false): Uint8Array {
   // Params: 0 q, 1 m (row cursor), 2 n (counted down), 3 strideBytes, 4 out, 5 scales.
   // Locals: 6 rowEnd, 7 query cursor; v128 8 and 9 accumulators.
   const [ROW_END, QUERY, ACC_LOW, ACC_HIGH] = [6, 7, 8, 9];
@@ -175,7 +184,7 @@ function int8KernelBytes(): Uint8Array {
     END,
     END,
   ];
-  return moduleBytes(body, 2, 6);
+  return moduleBytes(body, 2, 6, shared);
 }
 
 const F32X4_PMAX = simd(0xeb);
@@ -187,7 +196,7 @@ const F32_MAX = 0x97;
  * byte offset `scores` (16-byte aligned), writes the block's largest score to consecutive f32
  * slots at `out`. Lets the selection skip whole blocks (row-selection.ts selectTopByBlocks).
  */
-function maximaKernelBytes(): Uint8Array {
+function maximaKernelBytes(shared = false): Uint8Array {
   // Params: 0 scores (cursor), 1 blocks (counted down), 2 out; v128 local 3.
   const body = [
     ...BLOCK,
@@ -213,7 +222,7 @@ function maximaKernelBytes(): Uint8Array {
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 3, I32, I32, I32, 0]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, 0x00]),
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, ...memoryLimits(shared)]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...name('dots'), 0x00, 0]),
     ...section(10, [1, ...uleb(func.length), ...func]),
@@ -221,12 +230,12 @@ function maximaKernelBytes(): Uint8Array {
 }
 
 /** Locals after the `params` i32 params: two i32, then `vectors` v128. */
-function moduleBytes(body: number[], vectors = 2, params = 5): Uint8Array {
+function moduleBytes(body: number[], vectors = 2, params = 5, shared = false): Uint8Array {
   const func = [2, 2, I32, vectors, V128, ...body];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(I32), 0]),
-    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, 0x00, 0x00]),
+    ...section(2, [1, ...name('env'), ...name('mem'), 0x02, ...memoryLimits(shared)]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...name('dots'), 0x00, 0]),
     ...section(10, [1, ...uleb(func.length), ...func]),
@@ -290,9 +299,28 @@ function jsInt8Dots(memory: WasmMemory): Int8DotsFn {
   };
 }
 
-/** The int8 kernel bound to `memory`: SIMD when available, else JS. */
-export function createInt8Dots(memory: WasmMemory, preferJs = false): Int8DotsFn {
-  const mod = preferJs ? null : simdModule(int8KernelBytes);
+const sharedInt8KernelBytes = () => int8KernelBytes(true);
+const sharedMaximaKernelBytes = () => maximaKernelBytes(true);
+
+/**
+ * The int8 and maxima kernels for a shared memory (the scan thread's: scan-thread.ts), or
+ * null where this runtime has no SIMD or no shared WebAssembly memory.
+ */
+export function sharedInt8Modules(): { dots: object; maxima: object } | null {
+  try {
+    const dots = simdModule(sharedInt8KernelBytes);
+    const maxima = simdModule(sharedMaximaKernelBytes);
+    if (!dots || !maxima) return null;
+    new wasm.Memory({ initial: 1, maximum: MAX_MEMORY_PAGES, shared: true });
+    return { dots, maxima };
+  } catch {
+    return null;
+  }
+}
+
+/** The int8 kernel bound to `memory` (a shared one when `shared`): SIMD when available, else JS. */
+export function createInt8Dots(memory: WasmMemory, preferJs = false, shared = false): Int8DotsFn {
+  const mod = preferJs ? null : simdModule(shared ? sharedInt8KernelBytes : int8KernelBytes);
   if (!mod) return jsInt8Dots(memory);
   const instance = new wasm.Instance(mod, { env: { mem: memory } });
   return instance.exports.dots as Int8DotsFn;
@@ -312,9 +340,9 @@ function jsMaxima(memory: WasmMemory): MaximaFn {
   };
 }
 
-/** The block maxima kernel bound to `memory`: SIMD when available, else JS. */
-export function createMaxima(memory: WasmMemory, preferJs = false): MaximaFn {
-  const mod = preferJs ? null : simdModule(maximaKernelBytes);
+/** The block maxima kernel bound to `memory` (a shared one when `shared`): SIMD when available, else JS. */
+export function createMaxima(memory: WasmMemory, preferJs = false, shared = false): MaximaFn {
+  const mod = preferJs ? null : simdModule(shared ? sharedMaximaKernelBytes : maximaKernelBytes);
   if (!mod) return jsMaxima(memory);
   const instance = new wasm.Instance(mod, { env: { mem: memory } });
   return instance.exports.dots as MaximaFn;

@@ -1,17 +1,29 @@
-import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, wasm, type Int8DotsFn, type MaximaFn, type WasmMemory } from './dot-kernel.js';
+import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, MAX_MEMORY_PAGES, wasm, type Int8DotsFn, type MaximaFn, type WasmMemory } from './dot-kernel.js';
 import { SCORE_BLOCK_ROWS } from './row-selection.js';
+import type { ScanJob, ScanThread } from './scan-thread.js';
 
 const PAGE_BYTES = 65536;
-const MAX_PAGES = 65536;
+const MAX_PAGES = MAX_MEMORY_PAGES;
 const INT8_MAX = 127;
+/**
+ * Rows the scan thread scores per kernel call into its lane (a multiple of SCORE_BLOCK_ROWS).
+ * The lane has a fixed size and place, so a scan under way never writes where a row, a
+ * scale or the main thread's scores are, whatever the main thread grows meanwhile.
+ */
+const LANE_ROWS = 4096;
+let nextMemoryKey = 1;
+/** A memory this process no longer holds: the scan thread lets go of it too. */
+const dropped = new FinalizationRegistry<{ thread: ScanThread; key: number }>(({ thread, key }) => thread.drop(key));
 
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query as i16 (two strides) | rows × stride | f32 scores | f32 row scales | f32 block maxima
- * of the scores]. Scanning it reads a quarter of the float matrix's bytes; its scores (dot ×
- * row scale, the kernel applying the scale) only choose candidates, which the index then
- * re-scores exactly from the float rows. Row numbers are the index's own.
+ * [query as i16 (two strides) | the scan thread's lane: its query, LANE_ROWS f32 scores and
+ * their block maxima | rows × stride | f32 scores | f32 row scales | f32 block maxima of the
+ * scores]. Scanning it reads a quarter of the float matrix's bytes; its scores (dot × row
+ * scale, the kernel applying the scale) only choose candidates, which the index then re-scores
+ * exactly from the float rows. Row numbers are the index's own. With a scan thread the memory
+ * is shared, and `threadJob` describes a scan the thread can run on it (scan-thread.ts).
  */
 export class Int8Rows {
   private strideBytes = 0;
@@ -22,11 +34,15 @@ export class Int8Rows {
   private scales = new Float32Array(0);
   private dots: Int8DotsFn | null = null;
   private maxima: MaximaFn | null = null;
+  /** The memory's key for the scan thread (0: none yet). */
+  private key = 0;
 
-  constructor(private readonly preferJsKernel = false) {}
+  constructor(private readonly preferJsKernel = false, private readonly thread: ScanThread | null = null) {}
 
   /** Starts an empty copy for vectors of `dim` dimensions. */
   reshape(dim: number): void {
+    if (this.key !== 0) this.thread?.drop(this.key);
+    this.key = 0;
     this.strideBytes = Math.ceil(dim / INT8_STRIDE_ALIGN_BYTES) * INT8_STRIDE_ALIGN_BYTES;
     this.capacity = 0;
     this.memory = null;
@@ -41,9 +57,14 @@ export class Int8Rows {
     const pages = Math.ceil(total / PAGE_BYTES);
     if (pages > MAX_PAGES) throw new Error(`vector index full: ${rows} quantised rows exceed 4 GiB; use PostgreSQL storage`);
     if (!this.memory) {
-      this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
-      this.dots = createInt8Dots(this.memory, this.preferJsKernel);
-      this.maxima = createMaxima(this.memory, this.preferJsKernel);
+      const shared = this.thread !== null && !this.preferJsKernel && this.createShared(pages);
+      this.memory ??= new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
+      this.dots = createInt8Dots(this.memory, this.preferJsKernel, shared);
+      this.maxima = createMaxima(this.memory, this.preferJsKernel, shared);
+      if (shared) {
+        this.key = nextMemoryKey++;
+        dropped.register(this.memory, { thread: this.thread!, key: this.key });
+      }
     } else {
       const current = this.memory.buffer.byteLength / PAGE_BYTES;
       if (pages > current) this.memory.grow(pages - current);
@@ -55,6 +76,20 @@ export class Int8Rows {
     new Float32Array(this.memory.buffer).copyWithin(scalesAt / 4, this.scalesOffset(this.capacity) / 4, this.scalesOffset(this.capacity) / 4 + kept);
     this.scales = new Float32Array(this.memory.buffer, scalesAt, capacity);
     this.capacity = capacity;
+  }
+
+  /**
+   * A shared memory for the scan thread; false (and no memory) where the process cannot have
+   * one (an address-space limit: a shared memory reserves its 4 GiB maximum up front), so the
+   * store keeps working, scanning on the main thread.
+   */
+  private createShared(pages: number): boolean {
+    try {
+      this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Quantises `unit` into row `row` (capacity ensured by the caller). */
@@ -86,9 +121,39 @@ export class Int8Rows {
     const n = to - from;
     // The query widened to i16 once here, so the kernel need not widen it for every row.
     quantise(unit, new Int16Array(this.memory!.buffer, 0, this.strideBytes), 0, this.strideBytes);
-    const out = this.queryBytes() + this.capacity * this.strideBytes;
+    const out = this.headerBytes() + this.capacity * this.strideBytes;
     this.dots!(0, this.rowOffset(from), n, this.strideBytes, out, this.scalesOffset(this.capacity) + 4 * from);
     return new Float32Array(this.memory!.buffer, out, n);
+  }
+
+  /**
+   * The scan of the first `n` rows with `unit` as the scan thread runs it (its scores and
+   * block maxima equal those of `scores(unit, n)` and `blockMaxima(n)`, as long as the rows do
+   * not change meanwhile), or null without a thread.
+   */
+  threadJob(unit: Float32Array, n: number): ScanJob | null {
+    if (this.key === 0 || !this.memory) return null;
+    const query = new Int16Array(this.strideBytes);
+    quantise(unit, query, 0, this.strideBytes);
+    const lane = this.laneOffset();
+    return {
+      memory: this.memory,
+      key: this.key,
+      query,
+      rowsAt: this.rowOffset(0),
+      rows: n,
+      strideBytes: this.strideBytes,
+      scalesAt: this.scalesOffset(this.capacity),
+      laneQueryAt: lane,
+      laneScoresAt: lane + this.queryBytes(),
+      laneMaximaAt: lane + this.queryBytes() + 4 * LANE_ROWS,
+      laneRows: LANE_ROWS,
+    };
+  }
+
+  /** The scan thread this copy's memory is shared with (null: none). */
+  get scanThread(): ScanThread | null {
+    return this.key === 0 ? null : this.thread;
   }
 
   /**
@@ -98,7 +163,7 @@ export class Int8Rows {
   blockMaxima(n: number): Float32Array {
     const blocks = Math.floor(n / SCORE_BLOCK_ROWS);
     const out = this.maximaOffset(this.capacity);
-    this.maxima!(this.queryBytes() + this.capacity * this.strideBytes, blocks, out);
+    this.maxima!(this.headerBytes() + this.capacity * this.strideBytes, blocks, out);
     return new Float32Array(this.memory!.buffer, out, blocks);
   }
 
@@ -107,12 +172,22 @@ export class Int8Rows {
   }
 
   private rowOffset(row: number): number {
-    return this.queryBytes() + row * this.strideBytes; // the query slot comes first
+    return this.headerBytes() + row * this.strideBytes; // the query slot and the lane come first
   }
 
   /** Where the row scales start in a memory laid out for `capacity` rows (after the scores). */
   private scalesOffset(capacity: number): number {
-    return this.queryBytes() + capacity * (this.strideBytes + 4);
+    return this.headerBytes() + capacity * (this.strideBytes + 4);
+  }
+
+  /** The scan thread's lane: after the main thread's query slot. */
+  private laneOffset(): number {
+    return this.queryBytes();
+  }
+
+  /** The query slot and the lane (query, scores, maxima), all multiples of 16 bytes. */
+  private headerBytes(): number {
+    return this.laneOffset() + this.queryBytes() + 4 * LANE_ROWS + 4 * (LANE_ROWS / SCORE_BLOCK_ROWS);
   }
 
   /** The query's slot: one i16 per dimension (a multiple of 16 bytes, so rows stay aligned). */

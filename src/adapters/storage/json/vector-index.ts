@@ -3,6 +3,7 @@ import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
 import { selectTop, selectTopByBlocks } from './row-selection.js';
 import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
+import { defaultScanThread, type ScanThread } from './scan-thread.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -21,6 +22,9 @@ const EXACT_SCAN_MAX_ROWS = 2048;
  * this many turns' share runs in one go (see searchInSlices).
  */
 const ONE_GO_TURNS = 2;
+/** searchInSlices calls under way in this process, over every index (ScanThread.wanted). */
+let searchesUnderway = 0;
+
 export interface IndexHit<T> {
   id: string;
   item: T;
@@ -87,9 +91,14 @@ export class VectorIndex<T> {
   private readonly int8: Int8Rows;
   /** Sliced searches under way (they hand the loop back, and writes may come in between). */
   private readonly sliced: SlicedScans<T>;
+  /**
+   * Counts the changes to rows (added, rewritten, moved, removed, reshaped): a scan-thread
+   * answer is used only when no change came between its request and its answer.
+   */
+  private rowChanges = 0;
 
-  constructor(private readonly preferJsKernel = false) {
-    this.int8 = new Int8Rows(preferJsKernel);
+  constructor(private readonly preferJsKernel = false, thread: ScanThread | null = defaultScanThread()) {
+    this.int8 = new Int8Rows(preferJsKernel, thread);
     // The index's own row arrays, read live by the sliced scans (changed in place, never replaced).
     this.sliced = new SlicedScans<T>({
       count: () => this.size,
@@ -144,6 +153,7 @@ export class VectorIndex<T> {
 
   /** The float offset of the row of `id`, added when new (reshaping on a new dimension). */
   private rowFor(id: string, item: T, dim: number): number {
+    this.rowChanges++;
     if (this.size === 0 || dim !== this.dim) this.reshape(dim);
     let row = this.rowOf.get(id);
     if (row !== undefined) this.sliced.noteRewrite(id, row);
@@ -174,6 +184,7 @@ export class VectorIndex<T> {
   remove(id: string): void {
     const row = this.rowOf.get(id);
     if (row === undefined) return;
+    this.rowChanges++;
     this.sliced.noteRemove(id, row);
     const last = this.size - 1;
     if (row !== last) {
@@ -210,6 +221,17 @@ export class VectorIndex<T> {
   async searchInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
     // A small search (a default page over some thousands of rows) runs in one go: it takes a
     // fraction of a millisecond, less than the slicing itself costs. Its work is still charged.
+    searchesUnderway++;
+    try {
+      return await this.searchInSlicesHere(unit, k, accept, budget);
+    } finally {
+      searchesUnderway--;
+    }
+  }
+
+  private async searchInSlicesHere(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
+    const threaded = await this.searchInThread(unit, k, accept, budget);
+    if (threaded) return threaded;
     const work = this.size / SCAN_ROWS_PER_UNIT + 2 * Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
     if (work <= ONE_GO_TURNS * budget.perTurn) {
       const hits = this.search(unit, k, accept);
@@ -223,6 +245,33 @@ export class VectorIndex<T> {
       hits.push(hitOf(found, i));
       if (budget.charge(1)) await budget.handBack();
     }
+    return hits;
+  }
+
+  /**
+   * `search` with the int8 scan run by the scan thread (scan-thread.ts) while this thread
+   * serves other requests: the same candidates (selectTopByBlocks over the same scores and
+   * block maxima), re-scored and ordered here. Only an unfiltered search past the float scan's
+   * size goes there (a filter is a function of this thread's records). Null when there is no
+   * thread, it failed, or any row changed before its answer came (it may have read a row
+   * half-written): the caller then searches here.
+   */
+  private async searchInThread(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[] | null> {
+    const thread = this.int8.scanThread;
+    const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
+    if (!thread || accept !== undefined || k <= 0 || this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return null;
+    if (!thread.wanted(searchesUnderway)) return null;
+    this.checkDimension(unit);
+    const job = this.int8.threadJob(unit, this.size);
+    if (!job) return null;
+    const changes = this.rowChanges;
+    const scanned = await thread.scan(job);
+    if (!scanned || changes !== this.rowChanges) return null;
+    const candidates = selectTopByBlocks(scanned.scores, scanned.maxima, rescore, this.rowIds);
+    const found = this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
+    const hits = bestInOrder(found, k).map((i) => hitOf(found, i));
+    // This thread's share: the selection (about the k best blocks' rows) and the re-score.
+    if (budget.charge(2 * rescore)) await budget.handBack();
     return hits;
   }
 

@@ -1,0 +1,204 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { sharedInt8Modules, type WasmMemory } from './dot-kernel.js';
+
+/**
+ * A second thread for the JSON store's int8 vector scans (Int8Rows), so that on a machine
+ * with more than one core a recall's scan (about 0.3 ms at 10k rows, a third of a POST
+ * recall's main-thread time) runs beside the main thread's HTTP, ranking and journal work
+ * instead of in it.
+ *
+ * The rows stay where they are: Int8Rows keeps them in a shared WebAssembly memory, which
+ * the thread maps once per memory. The thread scores the rows into a lane of that memory
+ * that nothing else writes (Int8Rows' layout), in chunks of the lane's size, and posts the
+ * scores and block maxima back in a buffer of their own. It reads rows the main thread may
+ * be writing meanwhile: the caller (VectorIndex) discards an answer when its rows changed
+ * between the request and the answer, and searches on the main thread instead, so a torn
+ * read is never used.
+ *
+ * A fault of the thread (it exits, throws, or cannot start) never fails a search: pending
+ * and later requests answer null and the caller scans on the main thread.
+ */
+export interface ScanJob {
+  memory: WasmMemory;
+  /** Identifies `memory` to the thread (it keeps one kernel instance per memory). */
+  key: number;
+  /** The query quantised to the rows' steps, as i16 (strideBytes values). */
+  query: Int16Array;
+  rowsAt: number;
+  rows: number;
+  strideBytes: number;
+  scalesAt: number;
+  laneQueryAt: number;
+  laneScoresAt: number;
+  laneMaximaAt: number;
+  /** Rows scored per kernel call: the lane's capacity, a multiple of the block size. */
+  laneRows: number;
+}
+
+export interface ScanResult {
+  /** Row r's int8 score at r, for rows [0, rows). */
+  scores: Float32Array;
+  /** The maximum of each whole block of 16 scores (row-selection.ts). */
+  maxima: Float32Array;
+}
+
+/** The thread's code: plain JavaScript, evaluated as the worker's script (no file to find after bundling). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const kernels = new Map();
+parentPort.on('message', (m) => {
+  if (m.type === 'drop') { kernels.delete(m.key); return; }
+  try {
+    let k = kernels.get(m.key);
+    if (!k) {
+      const env = { env: { mem: m.memory } };
+      k = {
+        memory: m.memory,
+        dots: new WebAssembly.Instance(workerData.dots, env).exports.dots,
+        maxima: new WebAssembly.Instance(workerData.maxima, env).exports.dots,
+      };
+      kernels.set(m.key, k);
+    }
+    new Int16Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
+    const scores = new Float32Array(m.rows);
+    const maxima = new Float32Array(Math.floor(m.rows / 16));
+    for (let from = 0; from < m.rows; from += m.laneRows) {
+      const n = Math.min(m.laneRows, m.rows - from);
+      k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from);
+      scores.set(new Float32Array(k.memory.buffer, m.laneScoresAt, n), from);
+      const blocks = Math.floor(n / 16);
+      k.maxima(m.laneScoresAt, blocks, m.laneMaximaAt);
+      maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, blocks), from / 16);
+    }
+    parentPort.postMessage({ id: m.id, scores, maxima }, [scores.buffer, maxima.buffer]);
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: String(err && err.message || err) });
+  }
+});
+`;
+
+/** Restarts after the thread died; past this many, scans stay on the main thread. */
+const MAX_STARTS = 3;
+
+interface Answer {
+  id: number;
+  scores?: Float32Array;
+  maxima?: Float32Array;
+  error?: string;
+}
+
+export class ScanThread {
+  private worker: Worker | null = null;
+  private starts = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, (result: ScanResult | null) => void>();
+  /** Memory keys the current worker has been sent. */
+  private readonly known = new Set<number>();
+
+  constructor(private readonly modules: { dots: object; maxima: object }) {}
+
+  /**
+   * Whether a search should go to the thread when `searches` searches (itself included) are
+   * under way in this process. Alone, it stays on the main thread: handing a lone scan over
+   * costs more than it frees (two thread wake-ups, the rows read into another core's cache:
+   * one connection's recall went from 1.5 to 1.8 ms at 10k, and its CPU from 1.38 to 1.72 ms).
+   * With others under way, the main thread has their work to do meanwhile.
+   */
+  wanted(searches: number): boolean {
+    return searches > 1;
+  }
+
+  /** The scores and block maxima of the job's rows, or null when the thread could not give them. */
+  scan(job: ScanJob): Promise<ScanResult | null> {
+    const worker = this.running();
+    if (!worker) return Promise.resolve(null);
+    const id = this.nextId++;
+    const { memory, key, ...rest } = job;
+    const first = !this.known.has(key);
+    this.known.add(key);
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      // Held while a request waits, so a command whose only work left is this scan does not exit.
+      worker.ref();
+      try {
+        worker.postMessage({ ...rest, id, key, memory: first ? memory : undefined });
+      } catch {
+        this.known.delete(key);
+        this.answered({ id });
+      }
+    });
+  }
+
+  /** The memory behind `key` is gone: the thread lets go of its kernels (and its mapping). */
+  drop(key: number): void {
+    if (!this.known.delete(key)) return;
+    this.worker?.postMessage({ type: 'drop', key });
+  }
+
+  /** Requests sent and not answered yet (tests wait on this). */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Ends the thread; pending requests answer null (tests, and a store closing its last scope). */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    this.settleAll();
+    if (worker) await worker.terminate();
+  }
+
+  private running(): Worker | null {
+    if (this.worker) return this.worker;
+    if (this.starts >= MAX_STARTS) return null;
+    this.starts++;
+    try {
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.modules });
+      worker.unref();
+      worker.on('message', (answer: Answer) => this.answered(answer));
+      // An error ends the worker ('exit' follows); either way its pending requests answer null.
+      worker.on('error', () => this.lost(worker));
+      worker.on('exit', () => this.lost(worker));
+      this.worker = worker;
+      this.known.clear();
+      return worker;
+    } catch {
+      return null;
+    }
+  }
+
+  private answered(answer: Answer): void {
+    const resolve = this.pending.get(answer.id);
+    if (!resolve) return;
+    this.pending.delete(answer.id);
+    if (this.pending.size === 0) this.worker?.unref();
+    resolve(answer.scores && answer.maxima ? { scores: answer.scores, maxima: answer.maxima } : null);
+  }
+
+  private lost(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.settleAll();
+  }
+
+  private settleAll(): void {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const resolve of waiting) resolve(null);
+  }
+}
+
+let shared: ScanThread | null | undefined;
+
+/**
+ * The process's scan thread, or null where it cannot help: one core (the scan would only
+ * take turns with the main thread), or no shared WebAssembly memory.
+ */
+export function defaultScanThread(): ScanThread | null {
+  if (shared === undefined) {
+    const modules = availableParallelism() > 1 ? sharedInt8Modules() : null;
+    shared = modules ? new ScanThread(modules) : null;
+  }
+  return shared;
+}
