@@ -127,11 +127,11 @@ export class Int8Rows {
   }
 
   /**
-   * The scan of the first `n` rows with `unit` as the scan thread runs it (its scores and
-   * block maxima equal those of `scores(unit, n)` and `blockMaxima(n)`, as long as the rows do
-   * not change meanwhile), or null without a thread.
+   * The scan of the first `n` rows with `unit` as the scan thread runs it, for the `keep` best
+   * (its scores and block maxima are those of `scores(unit, n)` and `blockMaxima(n)`, as long
+   * as the rows do not change meanwhile), or null without a thread.
    */
-  threadJob(unit: Float32Array, n: number): ScanJob | null {
+  threadJob(unit: Float32Array, n: number, keep: number): ScanJob | null {
     if (this.key === 0 || !this.memory) return null;
     const query = new Int16Array(this.strideBytes);
     quantise(unit, query, 0, this.strideBytes);
@@ -142,6 +142,7 @@ export class Int8Rows {
       query,
       rowsAt: this.rowOffset(0),
       rows: n,
+      keep,
       strideBytes: this.strideBytes,
       scalesAt: this.scalesOffset(this.capacity),
       laneQueryAt: lane,

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { sharedInt8Modules, type WasmMemory } from './dot-kernel.js';
+import { SCORE_BLOCK_ROWS } from './row-selection.js';
 
 /**
  * A second thread for the JSON store's int8 vector scans (Int8Rows), so that on a machine
@@ -10,9 +11,12 @@ import { sharedInt8Modules, type WasmMemory } from './dot-kernel.js';
  *
  * The rows stay where they are: Int8Rows keeps them in a shared WebAssembly memory, which
  * the thread maps once per memory. The thread scores the rows into a lane of that memory
- * that nothing else writes (Int8Rows' layout), in chunks of the lane's size, and posts the
- * scores and block maxima back in a buffer of their own. It reads rows the main thread may
- * be writing meanwhile: the caller (VectorIndex) discards an answer when its rows changed
+ * that nothing else writes (Int8Rows' layout), in chunks of the lane's size, and posts back
+ * only the rows that can be among the `keep` best: those at or above the floor of
+ * row-selection.ts selectTopByBlocks (the keep-th best block maximum), with their scores. The
+ * caller makes the same choice among them as selectTopByBlocks would among all rows (ties
+ * go to the smaller id, which only the caller knows). It reads rows the main thread may be
+ * writing meanwhile: the caller (VectorIndex) discards an answer when its rows changed
  * between the request and the answer, and searches on the main thread instead, so a torn
  * read is never used.
  *
@@ -27,6 +31,8 @@ export interface ScanJob {
   query: Int16Array;
   rowsAt: number;
   rows: number;
+  /** How many best rows the caller will keep (the floor is the keep-th best block maximum). */
+  keep: number;
   strideBytes: number;
   scalesAt: number;
   laneQueryAt: number;
@@ -37,16 +43,41 @@ export interface ScanJob {
 }
 
 export interface ScanResult {
-  /** Row r's int8 score at r, for rows [0, rows). */
+  /** No row below it can be among the `keep` best (-Infinity: too few blocks to tell). */
+  floor: number;
+  /** The rows scoring at least `floor`, ascending, and their int8 scores. */
+  rows: Int32Array;
   scores: Float32Array;
-  /** The maximum of each whole block of 16 scores (row-selection.ts). */
-  maxima: Float32Array;
 }
 
 /** The thread's code: plain JavaScript, evaluated as the worker's script (no file to find after bundling). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const BLOCK = ${SCORE_BLOCK_ROWS};
 const kernels = new Map();
+function scan(k, m) {
+  new Int16Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
+  const scores = new Float32Array(m.rows);
+  const blocks = Math.floor(m.rows / BLOCK);
+  const maxima = new Float32Array(blocks);
+  for (let from = 0; from < m.rows; from += m.laneRows) {
+    const n = Math.min(m.laneRows, m.rows - from);
+    k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from);
+    scores.set(new Float32Array(k.memory.buffer, m.laneScoresAt, n), from);
+    k.maxima(m.laneScoresAt, Math.floor(n / BLOCK), m.laneMaximaAt);
+    maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, Math.floor(n / BLOCK)), from / BLOCK);
+  }
+  const floor = blocks >= m.keep ? Float32Array.from(maxima).sort()[blocks - m.keep] : -Infinity;
+  const rows = [];
+  for (let b = 0; b < blocks; b++) {
+    if (maxima[b] < floor) continue;
+    for (let r = b * BLOCK; r < (b + 1) * BLOCK; r++) if (scores[r] >= floor) rows.push(r);
+  }
+  for (let r = blocks * BLOCK; r < m.rows; r++) if (scores[r] >= floor) rows.push(r);
+  const kept = Int32Array.from(rows);
+  const keptScores = Float32Array.from(rows, (r) => scores[r]);
+  parentPort.postMessage({ id: m.id, floor, rows: kept, scores: keptScores }, [kept.buffer, keptScores.buffer]);
+}
 parentPort.on('message', (m) => {
   if (m.type === 'drop') { kernels.delete(m.key); return; }
   try {
@@ -60,18 +91,7 @@ parentPort.on('message', (m) => {
       };
       kernels.set(m.key, k);
     }
-    new Int16Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
-    const scores = new Float32Array(m.rows);
-    const maxima = new Float32Array(Math.floor(m.rows / 16));
-    for (let from = 0; from < m.rows; from += m.laneRows) {
-      const n = Math.min(m.laneRows, m.rows - from);
-      k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from);
-      scores.set(new Float32Array(k.memory.buffer, m.laneScoresAt, n), from);
-      const blocks = Math.floor(n / 16);
-      k.maxima(m.laneScoresAt, blocks, m.laneMaximaAt);
-      maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, blocks), from / 16);
-    }
-    parentPort.postMessage({ id: m.id, scores, maxima }, [scores.buffer, maxima.buffer]);
+    scan(k, m);
   } catch (err) {
     parentPort.postMessage({ id: m.id, error: String(err && err.message || err) });
   }
@@ -83,8 +103,9 @@ const MAX_STARTS = 3;
 
 interface Answer {
   id: number;
+  floor?: number;
+  rows?: Int32Array;
   scores?: Float32Array;
-  maxima?: Float32Array;
   error?: string;
 }
 
@@ -173,7 +194,7 @@ export class ScanThread {
     if (!resolve) return;
     this.pending.delete(answer.id);
     if (this.pending.size === 0) this.worker?.unref();
-    resolve(answer.scores && answer.maxima ? { scores: answer.scores, maxima: answer.maxima } : null);
+    resolve(answer.rows && answer.scores && answer.floor !== undefined ? { floor: answer.floor, rows: answer.rows, scores: answer.scores } : null);
   }
 
   private lost(worker: Worker): void {

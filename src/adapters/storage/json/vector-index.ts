@@ -4,6 +4,7 @@ import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
 import { selectTop, selectTopByBlocks } from './row-selection.js';
 import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
 import { defaultScanThread, type ScanThread } from './scan-thread.js';
+import { IndexTopK } from './index-top-k.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -250,8 +251,9 @@ export class VectorIndex<T> {
 
   /**
    * `search` with the int8 scan run by the scan thread (scan-thread.ts) while this thread
-   * serves other requests: the same candidates (selectTopByBlocks over the same scores and
-   * block maxima), re-scored and ordered here. Only an unfiltered search past the float scan's
+   * serves other requests: the same candidates (the thread sends the rows at or above
+   * selectTopByBlocks' floor; the choice among them, ties by id, is made here), re-scored and
+   * ordered here. Only an unfiltered search past the float scan's
    * size goes there (a filter is a function of this thread's records). Null when there is no
    * thread, it failed, or any row changed before its answer came (it may have read a row
    * half-written): the caller then searches here.
@@ -262,12 +264,17 @@ export class VectorIndex<T> {
     if (!thread || accept !== undefined || k <= 0 || this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return null;
     if (!thread.wanted(searchesUnderway)) return null;
     this.checkDimension(unit);
-    const job = this.int8.threadJob(unit, this.size);
+    const job = this.int8.threadJob(unit, this.size, rescore);
     if (!job) return null;
     const changes = this.rowChanges;
     const scanned = await thread.scan(job);
     if (!scanned || changes !== this.rowChanges) return null;
-    const candidates = selectTopByBlocks(scanned.scores, scanned.maxima, rescore, this.rowIds);
+    // The rows selectTopByBlocks would offer to its heap past the same floor, in the same order.
+    const heap = new IndexTopK(rescore, this.rowIds, scanned.floor);
+    for (let i = 0; i < scanned.rows.length; i++) {
+      if (heap.admits(scanned.rows[i], scanned.scores[i])) heap.offer(scanned.rows[i], scanned.scores[i]);
+    }
+    const candidates = heap.selected();
     const found = this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
     const hits = bestInOrder(found, k).map((i) => hitOf(found, i));
     // This thread's share: the selection (about the k best blocks' rows) and the re-score.
