@@ -281,15 +281,23 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
     }
   }
 
+  /** Runs `body` with a thread of its own, ended afterwards whatever happens. */
+  async function withThread<T extends ScanThread>(thread: T, body: (thread: T) => Promise<void>): Promise<void> {
+    try {
+      await body(thread);
+    } finally {
+      await thread.stop();
+    }
+  }
+
   it.runIf(availableParallelism() > 1)('is there on a machine of more than one core (shared WebAssembly memory)', () => {
     expect(modules).not.toBeNull();
     expect(defaultScanThread()).toBeInstanceOf(ScanThread);
   });
 
   it('by default takes a search only while another one is under way', async () => {
-    const thread = new ScanThread(modules!);
-    const used = vi.spyOn(thread, 'scan');
-    try {
+    await withThread(new ScanThread(modules!), async (thread) => {
+      const used = vi.spyOn(thread, 'scan');
       const index = filled(clustered(3_000, 30, 0.03, 50), false, thread);
       const [q1, q2, q3] = clustered(3, 30, 0.03, 51);
       expect(await index.searchInSlices(q1, 10, undefined, budget())).toEqual(index.search(q1, 10));
@@ -299,14 +307,11 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
       const both = await Promise.all([index.searchInSlices(q2, 10, undefined, pausing), index.searchInSlices(q3, 10, undefined, budget())]);
       expect(both).toEqual([index.search(q2, 10), index.search(q3, 10)]);
       expect(used).toHaveBeenCalled();
-    } finally {
-      await thread.stop();
-    }
+    });
   });
 
   it('gives the hits, scores and order of a search on the main thread', async () => {
-    const thread = new CountingThread(modules!);
-    try {
+    await withThread(new CountingThread(modules!), async (thread) => {
       // 5,000 rows: more than one lane of the thread (4,096 rows per kernel call), and a tail past the last whole block.
       const index = filled(clustered(5_003, 40, 0.03, 40), false, thread);
       const queries = clustered(12, 40, 0.03, 41);
@@ -315,27 +320,21 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
         expect(await index.searchInSlices(q, k, undefined, budget())).toEqual(index.search(q, k));
       }
       expect(thread.answers).toBe(queries.length);
-    } finally {
-      await thread.stop();
-    }
+    });
   });
 
   it('a filtered search stays on the main thread', async () => {
-    const thread = new CountingThread(modules!);
-    try {
+    await withThread(new CountingThread(modules!), async (thread) => {
       const index = filled(clustered(3_000, 30, 0.03, 42), false, thread);
       const q = clustered(1, 30, 0.03, 43)[0];
       const even = (item: { n: number }) => item.n % 2 === 0;
       expect(await index.searchInSlices(q, 10, even, budget())).toEqual(index.search(q, 10, even));
       expect(thread.answers).toBe(0);
-    } finally {
-      await thread.stop();
-    }
+    });
   });
 
   it('an answer is not used when a row changed before it came: the search sees the change', async () => {
-    const thread = new CountingThread(modules!);
-    try {
+    await withThread(new CountingThread(modules!), async (thread) => {
       const index = filled(clustered(3_000, 30, 0.03, 44), false, thread);
       const q = clustered(1, 30, 0.03, 45)[0];
       const pending = index.searchInSlices(q, 10, undefined, budget()); // the request is out, for rows [0, 3000)
@@ -344,38 +343,30 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
       expect(thread.answers).toBe(1); // it answered; the index did not take it
       expect(hits[0].id).toBe('z-new');
       expect(hits).toEqual(index.search(q, 10));
-    } finally {
-      await thread.stop();
-    }
+    });
   });
 
   it('a thread that ends with requests pending: they are searched on the main thread, later ones start a new thread', async () => {
-    const thread = new CountingThread(modules!);
-    const index = filled(clustered(3_000, 30, 0.03, 46), false, thread);
-    const [q1, q2] = clustered(2, 30, 0.03, 47);
-    const pending = index.searchInSlices(q1, 10, undefined, budget());
-    expect(thread.inFlight).toBe(1);
-    await thread.stop();
-    expect(await pending).toEqual(index.search(q1, 10));
-    expect(thread.answers).toBe(0);
-    try {
+    await withThread(new CountingThread(modules!), async (thread) => {
+      const index = filled(clustered(3_000, 30, 0.03, 46), false, thread);
+      const [q1, q2] = clustered(2, 30, 0.03, 47);
+      const pending = index.searchInSlices(q1, 10, undefined, budget());
+      expect(thread.inFlight).toBe(1);
+      await thread.stop();
+      expect(await pending).toEqual(index.search(q1, 10));
+      expect(thread.answers).toBe(0);
       expect(await index.searchInSlices(q2, 10, undefined, budget())).toEqual(index.search(q2, 10));
       expect(thread.answers).toBe(1);
-    } finally {
-      await thread.stop();
-    }
+    });
   });
 
   it('a thread that cannot run a scan answers null and the search still answers', async () => {
     // Kernels that do not fit the memory: instantiating them in the thread throws.
-    const broken = new CountingThread({ dots: modules!.maxima, maxima: {} });
-    try {
+    await withThread(new CountingThread({ dots: modules!.maxima, maxima: {} }), async (broken) => {
       const index = filled(clustered(3_000, 30, 0.03, 48), false, broken);
       const q = clustered(1, 30, 0.03, 49)[0];
       expect(await index.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
       expect(broken.answers).toBe(0);
-    } finally {
-      await broken.stop();
-    }
+    });
   });
 });
