@@ -47,8 +47,24 @@ export function selectTopByBlocks(scores: Float32Array, maxima: Float32Array, k:
   return heap.selected();
 }
 
-/** The k-th largest of values[0, n) (k ≤ n), by a min-heap of the k largest so far. */
-function kthLargest(values: Float32Array, n: number, k: number): number {
+/**
+ * selectTopByBlocks on the scan thread's answer (scan-thread.ts): the rows at or above the
+ * same floor, with their scores, ascending as selectTopByBlocks offers them; the same rows
+ * come out (ties go to the smaller id, which only this thread knows).
+ */
+export function selectFromThread(found: { floor: number; rows: Int32Array; scores: Float32Array }, k: number, ids: readonly string[]): SelectedRows {
+  const heap = new IndexTopK(k, ids, found.floor);
+  for (let i = 0; i < found.rows.length; i++) {
+    if (heap.admits(found.rows[i], found.scores[i])) heap.offer(found.rows[i], found.scores[i]);
+  }
+  return heap.selected();
+}
+
+/**
+ * The k-th largest of values[0, n) (k ≤ n), by a min-heap of the k largest so far. Self-contained
+ * (no other name of this module): the scan thread's code embeds its source.
+ */
+export function kthLargest(values: Float32Array, n: number, k: number): number {
   const heap = new Float64Array(k);
   for (let i = 0; i < k; i++) {
     let at = i;

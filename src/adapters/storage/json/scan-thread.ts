@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { sharedInt8Modules, type WasmMemory } from './dot-kernel.js';
-import { SCORE_BLOCK_ROWS } from './row-selection.js';
+import { kthLargest, SCORE_BLOCK_ROWS } from './row-selection.js';
 
 /**
  * A second thread for the JSON store's int8 vector scans (Int8Rows), so that on a machine
@@ -54,6 +54,7 @@ export interface ScanResult {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const BLOCK = ${SCORE_BLOCK_ROWS};
+const kthLargest = ${kthLargest.toString()};
 const kernels = new Map();
 function scan(k, m) {
   new Int16Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
@@ -67,7 +68,8 @@ function scan(k, m) {
     k.maxima(m.laneScoresAt, Math.floor(n / BLOCK), m.laneMaximaAt);
     maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, Math.floor(n / BLOCK)), from / BLOCK);
   }
-  const floor = blocks >= m.keep ? Float32Array.from(maxima).sort()[blocks - m.keep] : -Infinity;
+  // selectTopByBlocks' floor, by its own function.
+  const floor = blocks >= m.keep ? kthLargest(maxima, blocks, m.keep) : -Infinity;
   const rows = [];
   for (let b = 0; b < blocks; b++) {
     if (maxima[b] < floor) continue;
@@ -130,7 +132,7 @@ export class ScanThread {
     return searches > 1;
   }
 
-  /** The scores and block maxima of the job's rows, or null when the thread could not give them. */
+  /** The rows of the job that can be among its `keep` best, or null when the thread could not give them. */
   scan(job: ScanJob): Promise<ScanResult | null> {
     const worker = this.running();
     if (!worker) return Promise.resolve(null);
@@ -162,7 +164,7 @@ export class ScanThread {
     return this.pending.size;
   }
 
-  /** Ends the thread; pending requests answer null (tests, and a store closing its last scope). */
+  /** Ends the thread; pending requests answer null (tests; a later scan starts a new one). */
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = null;

@@ -1,10 +1,12 @@
 import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
 import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
-import { selectTop, selectTopByBlocks } from './row-selection.js';
+import { selectFromThread, selectTop, selectTopByBlocks } from './row-selection.js';
 import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
 import { defaultScanThread, type ScanThread } from './scan-thread.js';
-import { IndexTopK } from './index-top-k.js';
+import { bestInOrder, byScoreThenId, hitOf, positionsInOrder, type IndexHit } from './hit-order.js';
+
+export type { IndexHit } from './hit-order.js';
 
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
@@ -25,47 +27,6 @@ const EXACT_SCAN_MAX_ROWS = 2048;
 const ONE_GO_TURNS = 2;
 /** searchInSlices calls under way in this process, over every index (ScanThread.wanted). */
 let searchesUnderway = 0;
-
-export interface IndexHit<T> {
-  id: string;
-  item: T;
-  score: number;
-}
-
-/** Search order over candidate positions: higher score first, then smaller id. */
-function byScoreThenId<T>(found: Candidates<T>, a: number, b: number): number {
-  const ia = found.ids[a];
-  const ib = found.ids[b];
-  return found.scores[b] - found.scores[a] || (ia < ib ? -1 : ia > ib ? 1 : 0);
-}
-
-/** Every candidate's position, in search order (one sort, for the callers that order in one go). */
-function positionsInOrder<T>(found: Candidates<T>): number[] {
-  return [...found.ids.keys()].sort((a, b) => byScoreThenId(found, a, b));
-}
-
-/**
- * The first k of positionsInOrder, by insertion into a sorted list of at most k: a search
- * re-scores max(4k, 64) candidates and keeps k, and most candidates rank below the k-th kept
- * one (one compare each) instead of taking part in a sort of them all.
- */
-function bestInOrder<T>(found: Candidates<T>, k: number): number[] {
-  const best: number[] = [];
-  for (let i = 0; i < found.ids.length; i++) {
-    if (best.length === k && byScoreThenId(found, i, best[k - 1]) >= 0) continue;
-    let at = best.length === k ? k - 1 : best.length;
-    while (at > 0 && byScoreThenId(found, i, best[at - 1]) < 0) {
-      best[at] = best[at - 1];
-      at--;
-    }
-    best[at] = i;
-  }
-  return best;
-}
-
-function hitOf<T>(found: Candidates<T>, i: number): IndexHit<T> {
-  return { id: found.ids[i], item: found.items[i], score: found.scores[i] };
-}
 
 /**
  * In-memory brute-force index of unit vectors, one scope each. Rows live contiguously in a
@@ -220,8 +181,6 @@ export class VectorIndex<T> {
    * scores and order as `search`.
    */
   async searchInSlices(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
-    // A small search (a default page over some thousands of rows) runs in one go: it takes a
-    // fraction of a millisecond, less than the slicing itself costs. Its work is still charged.
     searchesUnderway++;
     try {
       return await this.searchInSlicesHere(unit, k, accept, budget);
@@ -233,6 +192,8 @@ export class VectorIndex<T> {
   private async searchInSlicesHere(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[]> {
     const threaded = await this.searchInThread(unit, k, accept, budget);
     if (threaded) return threaded;
+    // A small search (a default page over some thousands of rows) runs in one go: it takes a
+    // fraction of a millisecond, less than the slicing itself costs. Its work is still charged.
     const work = this.size / SCAN_ROWS_PER_UNIT + 2 * Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
     if (work <= ONE_GO_TURNS * budget.perTurn) {
       const hits = this.search(unit, k, accept);
@@ -261,7 +222,7 @@ export class VectorIndex<T> {
   private async searchInThread(unit: Float32Array, k: number, accept: ((item: T) => boolean) | undefined, budget: WorkBudget): Promise<IndexHit<T>[] | null> {
     const thread = this.int8.scanThread;
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    if (!thread || accept !== undefined || k <= 0 || this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) return null;
+    if (!thread || accept !== undefined || k <= 0 || !this.scansInt8(rescore)) return null;
     if (!thread.wanted(searchesUnderway)) return null;
     this.checkDimension(unit);
     const job = this.int8.threadJob(unit, this.size, rescore);
@@ -269,12 +230,7 @@ export class VectorIndex<T> {
     const changes = this.rowChanges;
     const scanned = await thread.scan(job);
     if (!scanned || changes !== this.rowChanges) return null;
-    // The rows selectTopByBlocks would offer to its heap past the same floor, in the same order.
-    const heap = new IndexTopK(rescore, this.rowIds, scanned.floor);
-    for (let i = 0; i < scanned.rows.length; i++) {
-      if (heap.admits(scanned.rows[i], scanned.scores[i])) heap.offer(scanned.rows[i], scanned.scores[i]);
-    }
-    const candidates = heap.selected();
+    const candidates = selectFromThread(scanned, rescore, this.rowIds);
     const found = this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
     const hits = bestInOrder(found, k).map((i) => hitOf(found, i));
     // This thread's share: the selection (about the k best blocks' rows) and the re-score.
@@ -303,7 +259,7 @@ export class VectorIndex<T> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    if (this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore)) {
+    if (!this.scansInt8(rescore)) {
       this.loadQuery(unit);
       return this.exactScan(k, accept);
     }
@@ -321,7 +277,7 @@ export class VectorIndex<T> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    const exact = this.size <= Math.max(EXACT_SCAN_MAX_ROWS, rescore);
+    const exact = !this.scansInt8(rescore);
     // Exact: k, not the current size (rows added during the scan count too).
     const found = await this.sliced.candidates(unit, exact ? k : rescore, exact, accept, budget);
     if (found !== null) return found;
@@ -373,6 +329,11 @@ export class VectorIndex<T> {
       items[i] = this.rowItems[rows[i]];
     }
     return { ids, items, scores };
+  }
+
+  /** Whether a search re-scoring `rescore` candidates scans the int8 copy (else the float rows, exact by construction). */
+  private scansInt8(rescore: number): boolean {
+    return this.size > Math.max(EXACT_SCAN_MAX_ROWS, rescore);
   }
 
   private checkDimension(unit: Float32Array): void {
