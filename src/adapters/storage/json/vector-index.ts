@@ -6,8 +6,6 @@ import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans
 import { defaultScanThread, type ScanThread } from './scan-thread.js';
 import { bestInOrder, byScoreThenId, hitOf, positionsInOrder, type IndexHit } from './hit-order.js';
 
-export type { IndexHit } from './hit-order.js';
-
 const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
 const INITIAL_ROWS = 256;
