@@ -13,6 +13,8 @@ import { noopInstruments, silentLogger } from '../../src/ports/observability.js'
 import type { Storage } from '../../src/ports/storage.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { recall } from '../../src/services/recall.js';
+import { zipfianTasks, type Corpus } from '../corpora.js';
+import { syntheticRuns, templatedTask } from '../synthetic.js';
 
 /**
  * The recall-quality protocol (issue 27; /work/shared/data/README.md for CoNaLa): store the
@@ -35,6 +37,12 @@ export interface LabelledSet {
   leftOutGroups: string[];
   /** Tasks with no stored counterpart. */
   unrelated: string[];
+  /**
+   * Patterns stored beside the groups that no query is about (none: the set alone). They grow
+   * the project to the size where the keyword side's per-term cap (core/bm25.ts
+   * selectiveDocCap) decides, not its floor, and make the words they share with the set common.
+   */
+  distractors?: { task: string; code: string }[];
 }
 
 export interface Variant {
@@ -84,6 +92,18 @@ export function conalaSet(file: string): LabelledSet {
     leftOutGroups: leftOut.map((g) => g.id),
     unrelated: [],
   };
+}
+
+/**
+ * `set` with synthetic patterns stored beside it until the project holds `size` patterns (none
+ * when it already does): the same questions asked of a store the size of the cost measurement's.
+ */
+export function withDistractors(set: LabelledSet, size: number, corpus: Corpus): LabelledSet {
+  const stored = set.groups.reduce((n, g) => n + g.stored.length, 0);
+  const count = Math.max(0, size - stored);
+  if (count === 0) return set;
+  const runs = syntheticRuns(7, count, corpus === 'zipfian' ? zipfianTasks() : templatedTask);
+  return { ...set, name: `${set.name} + ${count} ${corpus}`, distractors: runs };
 }
 
 export function calibrationSet(file: string): LabelledSet {
@@ -148,6 +168,14 @@ export async function fill(deps: ServiceDeps, set: LabelledSet): Promise<Map<str
     const rows = group.stored.map((task, w) => ({ record: record(idOf(g, w), task, group.code), vector: vectors[w] }));
     for (const row of rows) await deps.storage.patterns.insert(SCOPE, row.record, row.vector);
     byGroup.set(group.id, rows);
+  }
+  const distractors = set.distractors ?? [];
+  for (let i = 0; i < distractors.length; i += 256) {
+    const batch = distractors.slice(i, i + 256);
+    const vectors = await deps.embedder.embed(batch.map((r) => r.task));
+    for (const [j, r] of batch.entries()) {
+      await deps.storage.patterns.insert(SCOPE, record(`d${String(i + j).padStart(7, '0')}`, r.task, r.code), vectors[j]);
+    }
   }
   return byGroup;
 }

@@ -4,8 +4,9 @@ import { repoRoot, UsageError } from '../args.js';
 import { syntheticRuns } from '../synthetic.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import {
-  ask, calibrationSet, conalaSet, depsFor, openModel, openTempStore, runSet, SCOPE, VARIANTS, type QualityResult, type Share, type Variant,
+  ask, calibrationSet, conalaSet, depsFor, openModel, openTempStore, runSet, SCOPE, VARIANTS, withDistractors, type QualityResult, type Share, type Variant,
 } from './protocol.js';
+import { CORPORA, corpusOption, type Corpus } from '../corpora.js';
 
 /**
  * `npm run bench -- --recall-quality`: the recall-quality protocol (protocol.ts) on CoNaLa and
@@ -20,9 +21,15 @@ export const RECALL_QUALITY_USAGE = `usage: npm run bench -- --recall-quality [-
   --cost-size N       patterns in the store the per-request cost is measured on (default 10000; 0: skip)
   --cost-queries N    recalls per variant for the cost (default 300)
   --cost-only         only the per-request cost
-  --vector-weight W   the blend's vector weight (default: SERVICE_RECALL_VECTOR_WEIGHT's default)`;
+  --vector-weight W   the blend's vector weight (default: SERVICE_RECALL_VECTOR_WEIGHT's default)
+  --at-size N         also run CoNaLa in a project grown to N patterns by synthetic distractors, once
+                      per corpus of --distractors (default 0: skip; 10000 is the cost measurement's size)
+  --distractors LIST  the distractors' corpora, comma-separated: templated, zipfian (default both)`;
 
-interface Options { conala: string; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null }
+interface Options {
+  conala: string; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null;
+  atSize: number; distractors: Corpus[];
+}
 
 function parse(argv: string[]): Options {
   const root = repoRoot();
@@ -33,6 +40,8 @@ function parse(argv: string[]): Options {
     costQueries: 300,
     costOnly: false,
     vectorWeight: null,
+    atSize: 0,
+    distractors: [...CORPORA],
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -47,10 +56,13 @@ function parse(argv: string[]): Options {
     else if (flag === '--cost-size') o.costSize = Number(value);
     else if (flag === '--cost-queries') o.costQueries = Number(value);
     else if (flag === '--vector-weight') o.vectorWeight = Number(value);
+    else if (flag === '--at-size') o.atSize = Number(value);
+    else if (flag === '--distractors') o.distractors = value.split(',').map((c) => corpusOption(c.trim()));
     else throw new UsageError(`unknown option "${flag}"\n${RECALL_QUALITY_USAGE}`);
     i++;
   }
   if (!Number.isInteger(o.costSize) || o.costSize < 0) throw new UsageError('--cost-size needs a whole number');
+  if (!Number.isInteger(o.atSize) || o.atSize < 0) throw new UsageError('--at-size needs a whole number');
   if (!Number.isInteger(o.costQueries) || o.costQueries <= 0) throw new UsageError('--cost-queries needs a positive whole number');
   return o;
 }
@@ -119,7 +131,9 @@ export async function runRecallQualityBench(argv: string[]): Promise<void> {
   if (o.vectorWeight !== null && !(o.vectorWeight >= 0 && o.vectorWeight <= 1)) throw new UsageError('--vector-weight needs a number from 0 to 1');
   const model = await openModel(o.model, o.vectorWeight);
   try {
-    const sets = [conalaSet(o.conala), calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
+    const conala = conalaSet(o.conala);
+    const sets = [conala, calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
+    if (o.atSize > 0) sets.push(...o.distractors.map((corpus) => withDistractors(conala, o.atSize, corpus)));
     const results: QualityResult[] = [];
     for (const set of o.costOnly ? [] : sets) {
       for (const v of VARIANTS) {
