@@ -53,7 +53,8 @@ export interface HybridRow {
   recent_evals?: number[];
   docs: string | null;
   total_terms: string | null;
-  df: string[];
+  /** The query terms' document frequencies in term order, comma-separated (null without terms). */
+  df: string | null;
   vectors: string | null;
   query_sum_dot: number | null;
   sum_norm2: number | null;
@@ -64,7 +65,9 @@ export interface HybridRow {
  * BM25 and vector figures (migration 0007 keeps them), the `vectorK` nearest by the HNSW index
  * (as search.ts does) and the `keywordK` best by BM25 over the query's selective terms among
  * the patterns sharing one of them (recall_postings), then for their union the exact cosine and the unit
- * vector's dot product with the project's vector sum. The figures repeat on every row.
+ * vector's dot product with the project's vector sum. The figures repeat on every row; the
+ * terms' document frequencies come as one text, not an array: node-postgres parses an array
+ * on every row, and only the first row's is read (0.05 ms of a 1.6 ms statement at 10k).
  * The query vector must be a unit vector (it is dotted with the sum as is).
  */
 export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchStatement {
@@ -143,7 +146,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
 SELECT c.id, c.task, c.updated_at,
   ${vectorColumns},
   (SELECT docs FROM doc) AS docs, (SELECT total_terms FROM doc) AS total_terms,
-  ARRAY(SELECT w.df FROM w ORDER BY w.i) AS df,
+  (SELECT string_agg(w.df::bigint::text, ',' ORDER BY w.i) FROM w) AS df,
   vs.query_sum_dot, vs.vectors, vs.sum_norm2${evals}
 FROM c
 LEFT JOIN vs ON true
@@ -158,7 +161,8 @@ export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget
   const first = rows[0];
   const vectors = Number(first?.vectors ?? 0);
   const df = new Map<string, number>();
-  query.terms.forEach((t, i) => df.set(t, Number(first?.df?.[i] ?? 0)));
+  const dfs = first?.df ? first.df.split(',') : [];
+  query.terms.forEach((t, i) => df.set(t, Number(dfs[i] ?? 0)));
   const perVector = (x: number | null) => (x === null || vectors === 0 ? null : x / vectors);
   const candidates: HybridCandidate[] = await budget.map(rows, (r) => {
     const cosine = Number.isFinite(r.cosine) ? Number(r.cosine) : 0;
