@@ -32,6 +32,10 @@ export interface HttpBenchOptions {
   seed: number;
   /** Task texts of the store and the load: `templated` (word lists, the default) or `zipfian` (bench/corpora.ts). */
   corpus: Corpus;
+  /** Serve this build and the --compare builds at the same time, each on a copy of the store (PostgreSQL; side-by-side.ts). */
+  sideBySide: boolean;
+  /** Rounds of every run in side-by-side mode. */
+  rounds: number;
 }
 
 
@@ -51,6 +55,10 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
   --log-level info            the server's SERVICE_LOG_LEVEL (default info, as deployed)
   --keep-database             leave each filled PostgreSQL database in place (its URL is logged) for
                               measuring by hand afterwards; drop it with DROP DATABASE when done
+  --side-by-side              PostgreSQL: serve this build and the --compare builds at the same time, each on
+                              its own copy of the filled database, and load them all at once; reports each
+                              build's server + PostgreSQL CPU per request against this one's, per round
+  --rounds 3                  rounds of every run with --side-by-side (the median difference is reported)
   --seed 42                   seed of the synthetic data
   --corpus templated          task texts: templated (word lists: every word in 4-10 % of the store, the keyword
                               side's worst case) or zipfian (English words by Zipf's law, as sparse as real
@@ -88,12 +96,15 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
     keepDatabase: false,
     seed: 42,
     corpus: 'templated',
+    sideBySide: false,
+    rounds: 3,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
-    if (flag === '--keep-database') {
-      // The one flag without a value.
-      options.keepDatabase = true;
+    if (flag === '--keep-database' || flag === '--side-by-side') {
+      // The flags without a value.
+      if (flag === '--keep-database') options.keepDatabase = true;
+      else options.sideBySide = true;
       i -= 1;
       continue;
     }
@@ -117,12 +128,17 @@ export function parseHttpArgs(argv: string[]): HttpBenchOptions | 'help' {
         options.modelPath = resolve(value);
         break;
       case '--seed': options.seed = positiveInt(flag, value); break;
+      case '--rounds': options.rounds = positiveInt(flag, value); break;
       case '--corpus': options.corpus = corpusOption(value); break;
       case '--compare': options.compare = list(flag, value).map((dir) => resolve(dir)); break;
       case '--log-level': options.logLevel = oneOfList(flag, value, LOG_LEVELS)[0]; break;
       default:
         throw new UsageError(`unknown option "${flag}"`);
     }
+  }
+  if (options.sideBySide) {
+    if (options.compare.length === 0) throw new UsageError('--side-by-side needs --compare DIR (the builds served beside this one)');
+    if (options.storages.some((s) => s !== 'postgres')) throw new UsageError('--side-by-side needs --storage postgres (each build gets its own copy of the database)');
   }
   // The default is what a user runs: the bundled static model. ONNX is only ever measured when named.
   if (!options.modelPath) options.modelPath = join(repoRoot(), 'models', 'use-lite-static-m2v');

@@ -11,6 +11,7 @@ import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.
 import type { HttpBenchOptions } from './options.js';
 import { httpTable, scaleTable, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
+import { differenceLines, runSideBySide } from './side-by-side.js';
 
 /** A short run before the measured ones: JIT, pools and caches warm. */
 const WARMUP_SECONDS = 2;
@@ -94,7 +95,13 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   const started = performance.now();
   const rows: HttpRow[] = [];
   const scale: ScaleFigures[] = [];
-  for (const storage of o.storages) {
+  const differences: string[] = [];
+  for (const size of o.sideBySide ? o.sizes : []) {
+    const result = await runSideBySide(o, size, log);
+    rows.push(...result.rows);
+    differences.push(`${size.toLocaleString('en-US')} patterns:`, ...differenceLines(result.differences).map((l) => `  ${l}`));
+  }
+  for (const storage of o.sideBySide ? [] : o.storages) {
     for (const size of o.sizes) {
       const measured = await measureStore(storage, size, o, scale);
       rows.push(...measured);
@@ -117,6 +124,7 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
     httpTable(rows),
     '',
     ...(scale.length > 0 ? [scaleTable(scale), ''] : []),
+    ...(differences.length > 0 ? ['Side by side (every build served and loaded at once, each on its own copy of the database):', ...differences, ''] : []),
     `total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   ].join('\n'));
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
