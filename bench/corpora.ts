@@ -22,11 +22,12 @@ export function corpusOption(value: string | undefined): Corpus {
  *
  * Why it exists: the cost of the keyword side of hybrid recall is the number of posting rows
  * of a query's selective terms. The templated corpus draws every word from lists of 10–26
- * entries, so every content word sits in 4–10 % of the store and a query reads about half a
- * store's worth of posting rows (share 0.52 by `postingShare`). Human-written task text reads
- * far fewer: CoNaLa's rewordings against its titles (../shared/data, the recall issue's set)
- * 0.13. This corpus reads 0.12 at 10k, so it stands for real text; the templated corpus stays
- * the default and the worst case.
+ * entries, so every content word sits in 4–10 % of the store: with the per-term cap at 1,000
+ * a query read about half a store's worth of posting rows (share 0.52 by `postingShare`);
+ * with the cap at 250 (2.5 % at 10k) none of its words is selective and it reads none. Human-
+ * written task text is in between: CoNaLa's rewordings against its titles (../shared/data,
+ * the recall issue's set) 0.037 at the current cap, and this corpus 0.033 at 10k, so it
+ * stands for real text.
  */
 const VOCABULARY_SIZE = 3_000;
 const ZIPF_EXPONENT = 1;
@@ -73,14 +74,16 @@ export function zipfianTasks(): TaskSource {
 /**
  * The mean, over `queries`, of the summed document share of the query's selective terms: the
  * posting rows the keyword side reads per query, as a share of the store's size. A term counts
- * when it is held by no more than core/bm25.ts's cap and by at most 10 % of `docs`, the share
- * that cap comes to at 10k patterns: so a small set (CoNaLa's 347 titles, where the cap's floor
- * of 50 is 14 %) is measured by the rule a 10k store applies.
+ * when it is held by no more than core/bm25.ts's cap and by at most the share of `docs` that
+ * cap comes to at 10k patterns: so a small set (CoNaLa's 347 titles, where the cap's floor of
+ * 50 is 14 %) is measured by the rule a 10k store applies.
  */
+const TEN_K_SHARE = selectiveDocCap(10_000) / 10_000;
+
 export function postingShare(docs: readonly string[], queries: readonly string[]): number {
   const df = new Map<string, number>();
   for (const doc of docs) for (const term of distinctTerms(doc)) df.set(term, (df.get(term) ?? 0) + 1);
-  const cap = Math.min(0.1 * docs.length, selectiveDocCap(docs.length));
+  const cap = Math.min(TEN_K_SHARE * docs.length, selectiveDocCap(docs.length));
   let sum = 0;
   for (const query of queries) {
     for (const term of distinctTerms(query)) {

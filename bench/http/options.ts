@@ -60,9 +60,9 @@ export const HTTP_USAGE = `usage: npm run bench -- --http [options]
                               build's server + PostgreSQL CPU per request against this one's, per round
   --rounds 3                  rounds of every run with --side-by-side (the median difference is reported)
   --seed 42                   seed of the synthetic data
-  --corpus templated          task texts: templated (word lists: every word in 4-10 % of the store, the keyword
-                              side's worst case) or zipfian (English words by Zipf's law, as sparse as real
-                              task text; bench/corpora.ts)`;
+  --corpus templated          task texts: templated (word lists: every word in 4-10 % of the store, above the
+                              keyword side's per-term cap at 10k, so no keyword candidates) or zipfian (English
+                              words by Zipf's law, as sparse as real task text; bench/corpora.ts)`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);

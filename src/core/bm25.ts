@@ -45,17 +45,18 @@ export interface Bm25Stats {
  * rows for one common word, and a word that common has an idf too low to lift a pattern by
  * itself; the rare words that do are well under the cap.
  *
- * The cap was 1,000. At 500 the posting rows of a default recall at 10k patterns halve (zipfian
- * corpus: 1,146 → 581 per query; PostgreSQL's statement 0.25 ms faster) and quality holds:
- * CoNaLa's questions asked of a project grown to 10,000 patterns (`npm run bench --
- * --recall-quality --at-size 10000`) keep precision@1 61.5 % (templated distractors) and
- * 63.3 % (zipfian), MRR 0.667 and 0.687, and p@5 73.5 % and 76.6 → 76.2 %, though 169 and 214
- * of the 449 questions hold a word in 500–1,000 patterns that no longer finds candidates: such
- * a word's candidates are mostly patterns that share only it, and the vector side finds the rest.
+ * The cap was 1,000. At 250 a default recall at 10k patterns reads a quarter of the posting
+ * rows (zipfian corpus: 1,121 → 292 per query) and quality holds: CoNaLa's questions asked
+ * of a project grown to 10,000 patterns (`npm run bench -- --recall-quality --at-size 10000`)
+ * get the same precision@1 (61.5 % among templated distractors, 63.3 % among zipfian ones) and
+ * MRR (0.667, 0.687) with the cap at 1,000, 500 and 250, and p@5 73.5 % and 76.6 → 76.2 %,
+ * though 210 and 271 of the 449 questions hold a word in 250–1,000 patterns that no longer
+ * finds candidates: such a word's candidates are mostly patterns sharing only it, and the
+ * vector side finds the rest. The word still counts in every candidate's BM25.
  */
 export const SELECTIVE_SHARE = 0.2;
 export const SELECTIVE_MIN_DOCS = 50;
-export const SELECTIVE_MAX_DOCS = 500;
+export const SELECTIVE_MAX_DOCS = 250;
 
 /** The most patterns a selective term may be held by, in a project of `docs` patterns. */
 export function selectiveDocCap(docs: number): number {

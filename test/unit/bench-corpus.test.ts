@@ -15,15 +15,16 @@ function conalaShare(): number {
 }
 
 describe('benchmark corpora', () => {
-  it('the zipfian corpus reads about as many posting rows per query as human task text; the templated one several times more', () => {
+  it('the zipfian corpus reads about as many posting rows per query as human task text; the templated one none at 10k', () => {
     const conala = conalaShare();
     const zipfian = zipfianTasks();
     const zipfianShare = postingShare(syntheticRuns(42, 10_000, zipfian).map((r) => r.task), syntheticQueries(7, 300, new Set(), zipfian));
     const templatedShare = postingShare(syntheticRuns(42, 10_000).map((r) => r.task), syntheticQueries(7, 300, new Set()));
-    expect(conala).toBeGreaterThan(0.05);
+    expect(conala).toBeGreaterThan(0.02);
     expect(zipfianShare).toBeGreaterThan(conala * 0.6);
     expect(zipfianShare).toBeLessThan(conala * 1.4);
-    expect(templatedShare).toBeGreaterThan(conala * 3);
+    // Every templated word is in 4-10 % of the store, above the per-term cap (2.5 % at 10k).
+    expect(templatedShare).toBe(0);
   });
 
   it('zipfian tasks are seeded, distinct and English words', () => {
