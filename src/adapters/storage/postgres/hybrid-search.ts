@@ -3,7 +3,7 @@ import type { WorkBudget } from '../../../core/slices.js';
 import { hasFilter, type Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { iso, scopeWhere, vectorParam } from './rows.js';
-import { INDEXED_DIMENSIONS, recentEvalsColumn, type SearchStatement } from './search.js';
+import { INDEXED_DIMENSIONS, recentEvalsSql, type SearchStatement } from './search.js';
 
 const DEFAULT_EF_SEARCH = 40;
 
@@ -72,19 +72,63 @@ export interface HybridRow {
  */
 export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchStatement {
   const unit = query.vector;
-  const dim = unit ? unit.length : 0;
   const params: unknown[] = [unit ? vectorParam(unit) : null];
   const where = scopeWhere(scope, query.filter, params);
-  const filtered = hasFilter(query.filter);
-  params.push(query.terms);
-  const terms = `$${params.length}::text[]`;
+  const termsIndex = params.push(query.terms);
+  const evalsIndex = query.evalWindow > 0 ? params.push(Math.floor(query.evalWindow)) : 0;
+  const vectorK = unit ? Math.max(0, Math.floor(query.vectorK)) : 0;
+  const shape: HybridShape = {
+    where, filtered: hasFilter(query.filter), dim: unit ? unit.length : 0, hasVector: unit !== null,
+    vectorK, keywordK: Math.max(0, Math.floor(query.keywordK)), termsIndex, evalsIndex,
+  };
+  const sql = hybridSql(shape);
+  if (vectorK <= DEFAULT_EF_SEARCH) return { setup: '', sql, params };
+  return { setup: `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, vectorK)}`, sql, params };
+}
+
+/** What the statement's text depends on; the values themselves are parameters. */
+interface HybridShape {
+  /** scopeWhere's text (parameter numbers included). */
+  where: string;
+  filtered: boolean;
+  dim: number;
+  hasVector: boolean;
+  vectorK: number;
+  keywordK: number;
+  /** Parameter numbers of the query terms and of the eval window's limit (0: no evals). */
+  termsIndex: number;
+  evalsIndex: number;
+}
+
+/**
+ * Texts already built, by shape. A recall's statement comes in a handful of shapes, and the
+ * same string each time costs the prepared-statement lookup (db.ts, by text) one hash of a
+ * string whose hash V8 has kept: building the 2.5 kB text afresh and hashing it cost about
+ * 20 µs a recall. Bounded: cleared when full (a filter's value is a parameter, not a shape).
+ */
+const HYBRID_SQL = new Map<string, string>();
+const HYBRID_SQL_MAX = 256;
+
+function hybridSql(shape: HybridShape): string {
+  const key = `${shape.where}\u0000${shape.filtered}\u0000${shape.dim}\u0000${shape.hasVector}\u0000${shape.vectorK}\u0000${shape.keywordK}\u0000${shape.termsIndex}\u0000${shape.evalsIndex}`;
+  let sql = HYBRID_SQL.get(key);
+  if (sql === undefined) {
+    if (HYBRID_SQL.size >= HYBRID_SQL_MAX) HYBRID_SQL.clear();
+    sql = buildHybridSql(shape);
+    HYBRID_SQL.set(key, sql);
+  }
+  return sql;
+}
+
+function buildHybridSql({ where, filtered, dim, hasVector, vectorK, keywordK: k, termsIndex, evalsIndex }: HybridShape): string {
+  const terms = `$${termsIndex}::text[]`;
   // The two limits are written into the text, not bound: with them as parameters a generic
   // plan guesses a tenth of the table for `nearest` and joins it by a scan of the project's
   // patterns, so PostgreSQL kept planning every execution afresh (custom plans, about 0.4 ms
   // each). With literals the generic plan is the custom one, and after five executions
   // PostgreSQL reuses it. Each k is a separate prepared statement (db.ts names them by text);
   // k takes a handful of values (core/dedup.ts firstFetch and widenedFetch).
-  const keywordK = String(Math.max(0, Math.floor(query.keywordK)));
+  const keywordK = String(k);
   const parts: string[] = [];
   parts.push(`doc AS (SELECT docs, total_terms FROM recall_doc_stats WHERE tenant_id = $2 AND project_id = $3)`);
   // One primary-key lookup per query term (a join may be planned as a read of the project's
@@ -121,8 +165,7 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const rowColumns = (alias: string) => `${alias}.id, ${alias}.task, ${alias}.updated_at, ${alias}.dim, ${alias}.embedding`;
   const keywordRows = `SELECT ${rowColumns('p')} FROM keyword k JOIN patterns p ON p.tenant_id = $2 AND p.project_id = $3 AND p.id = k.id`;
   let candidates = keywordRows;
-  if (unit && query.vectorK > 0) {
-    const vectorK = Math.floor(query.vectorK);
+  if (hasVector && vectorK > 0) {
     const order = INDEXED_DIMENSIONS.includes(dim) ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
     parts.push(`nearest AS MATERIALIZED (
   SELECT id, task, updated_at, dim, embedding FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT ${vectorK}
@@ -135,8 +178,8 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   parts.push(`c AS (
   ${candidates}
 )`);
-  const evals = recentEvalsColumn('c', query.evalWindow, params);
-  const vectorColumns = unit
+  const evals = evalsIndex > 0 ? recentEvalsSql('c', evalsIndex) : '';
+  const vectorColumns = hasVector
     ? `CASE WHEN c.dim = ${dim} THEN 1 - (c.embedding <=> $1::vector) END AS cosine,
   CASE WHEN c.dim = ${dim} AND vector_norm(c.embedding) > 0 THEN -(l2_normalize(c.embedding) <#> vs.vector_sum) END AS mean_dot`
     : `NULL::float8 AS cosine,
@@ -151,9 +194,7 @@ SELECT c.id, c.task, c.updated_at,
 FROM c
 LEFT JOIN vs ON true
 ORDER BY c.id`;
-  const k = unit ? query.vectorK : 0;
-  if (k <= DEFAULT_EF_SEARCH) return { setup: '', sql, params };
-  return { setup: `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.floor(k))}`, sql, params };
+  return sql;
 }
 
 /** Rows → candidates (in slices of `budget`) and the project figures (mean dots divided by the vector count here). */

@@ -36,13 +36,17 @@ const WHOLE_RECORDS: SearchShape = { columns: PATTERN_COLUMNS, evalWindow: 0 };
  */
 export function recentEvalsColumn(alias: string, window: number, params: unknown[]): string {
   if (!(window > 0)) return '';
-  params.push(Math.floor(window));
+  return recentEvalsSql(alias, params.push(Math.floor(window)));
+}
+
+/** recentEvalsColumn's text, the limit in parameter `$limitIndex`. */
+export function recentEvalsSql(alias: string, limitIndex: number): string {
   // patterns.id is COLLATE "C"; the observation index uses the default collation, and only
   // a comparison in that collation can probe it.
   return `, ARRAY(
     SELECT e.score FROM eval_observations e
     WHERE e.tenant_id = $2 AND e.project_id = $3 AND e.pattern_id = (${alias}.id COLLATE "default")
-    ORDER BY e.at DESC, e.id DESC LIMIT $${params.length}
+    ORDER BY e.at DESC, e.id DESC LIMIT $${limitIndex}
   ) AS recent_evals`;
 }
 
