@@ -31,7 +31,7 @@ interface Options {
   atSize: number; distractors: Corpus[];
 }
 
-function parse(argv: string[]): Options {
+export function parseRecallQualityArgs(argv: string[]): Options {
   const root = repoRoot();
   const o: Options = {
     conala: join(root, 'test', 'fixtures', 'recall', 'conala-recall.json'),
@@ -127,7 +127,7 @@ async function measureCost(modelPath: string, model: Awaited<ReturnType<typeof o
 }
 
 export async function runRecallQualityBench(argv: string[]): Promise<void> {
-  const o = parse(argv);
+  const o = parseRecallQualityArgs(argv);
   if (o.vectorWeight !== null && !(o.vectorWeight >= 0 && o.vectorWeight <= 1)) throw new UsageError('--vector-weight needs a number from 0 to 1');
   const model = await openModel(o.model, o.vectorWeight);
   try {

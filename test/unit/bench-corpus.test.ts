@@ -5,6 +5,8 @@ import { syntheticQueries, syntheticRuns, templatedTask } from '../../bench/synt
 import { postingShare, zipfianTasks } from '../../bench/corpora.js';
 import { parseHttpArgs, type HttpBenchOptions } from '../../bench/http/options.js';
 import { parsePgStatementsArgs } from '../../bench/pg-statements.js';
+import { conalaSet, withDistractors } from '../../bench/recall-quality/protocol.js';
+import { parseRecallQualityArgs } from '../../bench/recall-quality/run.js';
 
 const CONALA = fileURLToPath(new URL('../fixtures/recall/conala-recall.json', import.meta.url));
 
@@ -48,6 +50,31 @@ describe('benchmark corpora', () => {
     expect(() => parsePgStatementsArgs(['--corpus', 'wiki'])).toThrow(/--corpus: unknown "wiki"/);
     expect(() => parsePgStatementsArgs(['--queries', '0'])).toThrow(/positive whole number/);
     expect(() => parsePgStatementsArgs(['--size', '5'])).toThrow(/unknown option "--size"/);
+  });
+
+  it('--side-by-side needs builds to compare and PostgreSQL, and takes --rounds', () => {
+    const o = parseHttpArgs(['--side-by-side', '--storage', 'postgres', '--compare', '/tmp/before', '--rounds', '6']) as HttpBenchOptions;
+    expect(o).toMatchObject({ sideBySide: true, rounds: 6, compare: ['/tmp/before'], storages: ['postgres'] });
+    expect((parseHttpArgs([]) as HttpBenchOptions)).toMatchObject({ sideBySide: false, rounds: 3 });
+    expect(() => parseHttpArgs(['--side-by-side', '--storage', 'postgres'])).toThrow(/needs --compare/);
+    expect(() => parseHttpArgs(['--side-by-side', '--compare', '/tmp/before'])).toThrow(/needs --storage postgres/);
+    expect(() => parseHttpArgs(['--rounds', '0'])).toThrow(/positive whole number/);
+  });
+
+  it('--recall-quality --at-size grows CoNaLa with distractors to that size, once per corpus', () => {
+    expect(parseRecallQualityArgs(['--recall-quality'])).toMatchObject({ atSize: 0, distractors: ['templated', 'zipfian'] });
+    expect(parseRecallQualityArgs(['--at-size', '10000', '--distractors', 'zipfian'])).toMatchObject({ atSize: 10_000, distractors: ['zipfian'] });
+    expect(() => parseRecallQualityArgs(['--at-size', '-1'])).toThrow(/whole number/);
+    expect(() => parseRecallQualityArgs(['--distractors', 'wiki'])).toThrow(/unknown "wiki"/);
+    const conala = conalaSet(CONALA);
+    const stored = conala.groups.reduce((n, g) => n + g.stored.length, 0);
+    const grown = withDistractors(conala, 1000, 'zipfian');
+    expect(grown.name).toBe(`CoNaLa + ${1000 - stored} zipfian`);
+    expect(grown.distractors).toHaveLength(1000 - stored);
+    expect(new Set(grown.distractors!.map((d) => d.task)).size).toBe(1000 - stored);
+    // The questions are the set's own; a project already that large gets none.
+    expect(grown.groups).toBe(conala.groups);
+    expect(withDistractors(conala, stored, 'templated')).toBe(conala);
   });
 
   it('--corpus picks the corpus and rejects others', () => {
