@@ -60,9 +60,12 @@ describe('JSON keyword index: cached BM25 contributions', () => {
 describe('JSON keyword index: topInSlices', () => {
   it("gives top's hits and scores (unordered), pausing between slices, filtered or not", async () => {
     const index = new KeywordIndex();
-    const words = ['parse', 'csv', 'json', 'logs', 'resize', 'images', 'merge', 'files', 'stream', 'lines'];
+    // 40 words, three per task (7 and 3 are prime to 40): each in at most 225 of the 3,000
+    // tasks, under the selective-term cap (core/bm25.ts), so every query word finds candidates.
+    const named = ['parse', 'csv', 'json', 'logs', 'resize', 'images', 'merge', 'files', 'stream', 'lines'];
+    const words = [...named, ...Array.from({ length: 30 }, (_, n) => `extra${n}`)];
     // Many equal scores: ties are broken by id, the same way in both.
-    for (let i = 0; i < 3_000; i++) index.set(`p${String(i).padStart(5, '0')}`, `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} item`);
+    for (let i = 0; i < 3_000; i++) index.set(`p${String(i).padStart(5, '0')}`, `${words[i % 40]} ${words[(i * 7) % 40]} ${words[(i * 3) % 40]} item`);
     let pauses = 0;
     const budget = new WorkBudget(async () => {
       pauses++;
@@ -71,6 +74,7 @@ describe('JSON keyword index: topInSlices', () => {
     const even = (id: string) => Number(id.slice(1)) % 2 === 0;
     for (const query of ['parse csv', 'json logs files', 'resize']) {
       const terms = distinctTerms(query);
+      expect(index.top(terms, 1, undefined, false)).toHaveLength(1);
       for (const k of [5, 300, 2_500, 10_000]) {
         expect(byId(await index.topInSlices(terms, k, undefined, budget))).toEqual(byId(index.top(terms, k, undefined, false)));
         expect(byId(await index.topInSlices(terms, k, even, budget))).toEqual(byId(index.top(terms, k, even, false)));
