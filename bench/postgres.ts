@@ -9,13 +9,15 @@ import type { BenchStorage } from './storages.js';
 /** The local server the tests use, when SERVICE_DATABASE_URL does not name one. */
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function withDatabase(url: string, database: string): string {
+/** `url` with its database replaced. */
+export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
 }
 
-async function admin(url: string, sql: string): Promise<pg.QueryResult> {
+/** One statement on a connection of its own (CREATE/DROP DATABASE cannot run in a pool's transaction). */
+export async function admin(url: string, sql: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

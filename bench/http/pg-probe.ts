@@ -22,6 +22,9 @@ export interface PgProbe {
  */
 export const STATS_SETTLE_MS = 1_500;
 
+/** Waits STATS_SETTLE_MS. */
+export const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+
 /** CPU seconds and transactions between two samples (a backend new in `after` counts from zero). */
 export function pgSpent(before: PgSample, after: PgSample): { cpuSeconds: number; transactions: number } {
   let cpuSeconds = 0;

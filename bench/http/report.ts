@@ -20,6 +20,26 @@ export interface HttpRow extends LoadResult {
   versionPerSecond: number | null;
 }
 
+/**
+ * A run's row: the load's result and what the server (`cpuSeconds`, all its processes) and
+ * PostgreSQL's backends (`pg`, null when not PostgreSQL) spent on it, per answered request.
+ */
+export function measuredRow(
+  result: LoadResult,
+  where: Pick<HttpRow, 'build' | 'storage' | 'size' | 'workers' | 'versionPerSecond'>,
+  spent: { cpuSeconds: number; pg: { cpuSeconds: number; transactions: number } | null; rssBytes: number },
+): HttpRow {
+  const perRequest = (n: number) => (result.requests > 0 ? n / result.requests : Number.NaN);
+  return {
+    ...result,
+    ...where,
+    cpuMsPerRequest: perRequest(spent.cpuSeconds * 1000),
+    pgCpuMsPerRequest: spent.pg ? perRequest(spent.pg.cpuSeconds * 1000) : null,
+    pgTransactionsPerRequest: spent.pg ? perRequest(spent.pg.transactions) : null,
+    rssMb: spent.rssBytes / 1e6,
+  };
+}
+
 const HEADER = ['build', 'storage', 'size', 'workers', 'conns', 'scenario', 'req/s', 'x version', 'p50 ms', 'p95 ms', 'p99 ms', 'non-2xx', 'errors', 'cpu ms/req', 'pg ms/req', 'pg tx/req', 'rss MB'];
 
 function fixed(n: number, digits: number): string {

@@ -7,9 +7,9 @@ import { corpusTasks } from '../corpora.js';
 import type { TaskSource } from '../synthetic.js';
 import { runLoad } from './load.js';
 import { copyFill, type ScaleFigures } from './pg-copy.js';
-import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
+import { openPgProbe, pgSpent, settle, type PgProbe } from './pg-probe.js';
 import type { HttpBenchOptions } from './options.js';
-import { httpTable, scaleTable, type HttpRow } from './report.js';
+import { httpTable, measuredRow, scaleTable, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
 import { differenceLines, runSideBySide } from './side-by-side.js';
 
@@ -21,8 +21,6 @@ function log(message: string): void {
 }
 
 /** Every scenario at every connection level against one served store. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-
 async function measureServed(
   served: ServedStore, build: string, storage: string, size: number, workers: number, o: HttpBenchOptions, pgProbe: PgProbe | null, tasks: TaskSource,
 ): Promise<HttpRow[]> {
@@ -39,14 +37,7 @@ async function measureServed(
       const cpu = served.cpuSeconds() - cpuBefore;
       const pg = pgProbe && pgBefore ? (await settle(), pgSpent(pgBefore, await pgProbe.sample())) : null;
       if (scenario === 'version') versionPerSecond = result.perSecond;
-      const perRequest = (n: number) => (result.requests > 0 ? n / result.requests : Number.NaN);
-      rows.push({
-        ...result, build, storage, size, workers, versionPerSecond,
-        cpuMsPerRequest: perRequest(cpu * 1000),
-        pgCpuMsPerRequest: pg ? perRequest(pg.cpuSeconds * 1000) : null,
-        pgTransactionsPerRequest: pg ? perRequest(pg.transactions) : null,
-        rssMb: served.rssBytes() / 1e6,
-      });
+      rows.push(measuredRow(result, { build, storage, size, workers, versionPerSecond }, { cpuSeconds: cpu, pg, rssBytes: served.rssBytes() }));
     }
   }
   return rows;

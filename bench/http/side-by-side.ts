@@ -1,13 +1,12 @@
 import { basename } from 'node:path';
-import pg from 'pg';
 import { percentile } from '../../src/core/stats.js';
 import { corpusTasks } from '../corpora.js';
-import { openPostgresStorage } from '../postgres.js';
+import { admin, openPostgresStorage, withDatabase } from '../postgres.js';
 import { copyFill } from './pg-copy.js';
 import { runLoad } from './load.js';
-import { openPgProbe, pgSpent, STATS_SETTLE_MS, type PgProbe } from './pg-probe.js';
+import { openPgProbe, pgSpent, settle, type PgProbe } from './pg-probe.js';
 import type { HttpBenchOptions, Scenario } from './options.js';
-import type { HttpRow } from './report.js';
+import { measuredRow, type HttpRow } from './report.js';
 import { startServe, type ServedStore } from './server.js';
 
 /**
@@ -19,7 +18,6 @@ import { startServe, type ServedStore } from './server.js';
  * side it falls on both; the CPU per request (the server's processes, and the backends of its
  * own database) is compared within each round, and the median over rounds is reported.
  */
-const settle = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
 
 interface Contender {
   build: string;
@@ -29,24 +27,8 @@ interface Contender {
   probe?: PgProbe;
 }
 
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 function databaseOf(url: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(1));
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
 }
 
 export interface SideBySideResult {
@@ -108,15 +90,13 @@ export async function runSideBySide(o: HttpBenchOptions, size: number, log: (m: 
           const pgAfter = await Promise.all(contenders.map((c) => c.probe!.sample()));
           const totals: number[] = [];
           for (const [i, c] of contenders.entries()) {
-            const r = results[i];
-            const spent = pgSpent(pgBefore[i], pgAfter[i]);
-            const per = (n: number) => (r.requests > 0 ? n / r.requests : Number.NaN);
-            totals.push(per((cpu[i] + spent.cpuSeconds) * 1000));
-            rows.push({
-              ...r, build: `${c.build} (round ${round})`, storage: 'postgres', size, workers: c.served!.servingProcesses(), versionPerSecond: null,
-              cpuMsPerRequest: per(cpu[i] * 1000), pgCpuMsPerRequest: per(spent.cpuSeconds * 1000),
-              pgTransactionsPerRequest: per(spent.transactions), rssMb: c.served!.rssBytes() / 1e6,
-            });
+            const row = measuredRow(
+              results[i],
+              { build: `${c.build} (round ${round})`, storage: 'postgres', size, workers: c.served!.servingProcesses(), versionPerSecond: null },
+              { cpuSeconds: cpu[i], pg: pgSpent(pgBefore[i], pgAfter[i]), rssBytes: c.served!.rssBytes() },
+            );
+            rows.push(row);
+            totals.push(row.cpuMsPerRequest + (row.pgCpuMsPerRequest ?? 0));
           }
           for (const [i, c] of contenders.entries()) {
             if (i === 0) continue;
