@@ -7,7 +7,7 @@ import { rankCandidates } from '../../src/core/ranking.js';
 import { WorkBudget } from '../../src/core/slices.js';
 import { rankInSlices } from '../../src/services/recall-dedup.js';
 import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
-import { DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
+import { at, DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
 
@@ -102,6 +102,26 @@ export function hybridContract(current: () => Storage): void {
       const budget = new WorkBudget(() => new Promise((resolve) => setImmediate(resolve)), 2);
       const blended = await blendInSlices(union, query.task, query.vector, terms, 0.7, budget);
       expect((await rankInSlices(blended, RANKING, budget, blendOrder)).map((c) => c.id)).toEqual(ranked);
+    });
+
+    it("carries every candidate's newest eval scores of its own project, exactly, nearest and keyword-only alike", async () => {
+      // Scores whose shortest decimal text has many digits: they must come back bit for bit.
+      const awkward = [0.1 + 0.2, 22 / 3, 1e-7, 9.999999999999998, 5];
+      const union = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 3, keywordK: 3, evalWindow: 0 });
+      const ids = union.candidates.map((c) => c.id);
+      // More than the 3 nearest: the keyword side's own rows are among them.
+      expect(ids.length).toBeGreaterThan(3);
+      for (const [n, id] of ids.entries()) {
+        for (const [t, score] of awkward.slice(n % 3).entries()) await storage.evals.add(SCOPE_A, id, score, at(10 + t));
+      }
+      // The same id in another project has observations of its own; they must not show.
+      await storage.evals.add(SCOPE_B, ids[0], 1, at(99));
+      const windowed = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 3, keywordK: 3, evalWindow: 4 });
+      expect(new Set(windowed.candidates.map((c) => c.id))).toEqual(new Set(ids));
+      for (const c of windowed.candidates) {
+        const observed = awkward.slice(ids.indexOf(c.id) % 3);
+        expect(c.recent_evals, c.id).toEqual(observed.reverse().slice(0, 4));
+      }
     });
 
     it('finds the k best by BM25 beside the k nearest for any k', async () => {

@@ -2,7 +2,7 @@ import type { HybridCandidate, HybridCandidateSet, HybridQuery } from '../../../
 import type { WorkBudget } from '../../../core/slices.js';
 import { hasFilter, type Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
-import { iso, scopeWhere, vectorParam } from './rows.js';
+import { iso, scopeWhere, scoresFromText, vectorParam } from './rows.js';
 import { INDEXED_DIMENSIONS, recentEvalsSql, type SearchStatement } from './search.js';
 
 const DEFAULT_EF_SEARCH = 40;
@@ -50,7 +50,8 @@ export interface HybridRow {
   updated_at: Date;
   cosine: number | null;
   mean_dot: number | null;
-  recent_evals?: number[];
+  /** search.ts recentEvalsSql's text (absent without an eval window). */
+  recent_evals?: string | null;
   docs: string | null;
   total_terms: string | null;
   /** The query terms' document frequencies in term order, comma-separated (null without terms). */
@@ -179,12 +180,15 @@ function buildHybridSql({ where, filtered, dim, hasVector, vectorK, keywordK: k,
   ${candidates}
 )`);
   const evals = evalsIndex > 0 ? recentEvalsSql('c', evalsIndex) : '';
+  // Both figures divide a dot product by the row's norm (the query is a unit vector): no
+  // normalised copy of the row is built (l2_normalize), and no norm of the query taken (<=>),
+  // 0.06 ms of a 1.5 ms statement at 10k. A zero row gives NULL, which reads as no cosine.
   const vectorColumns = hasVector
-    ? `CASE WHEN c.dim = ${dim} THEN 1 - (c.embedding <=> $1::vector) END AS cosine,
-  CASE WHEN c.dim = ${dim} AND vector_norm(c.embedding) > 0 THEN -(l2_normalize(c.embedding) <#> vs.vector_sum) END AS mean_dot`
+    ? `CASE WHEN c.dim = ${dim} THEN -(c.embedding <#> $1::vector) / nullif(vector_norm(c.embedding), 0) END AS cosine,
+  CASE WHEN c.dim = ${dim} THEN -(c.embedding <#> vs.vector_sum) / nullif(vector_norm(c.embedding), 0) END AS mean_dot`
     : `NULL::float8 AS cosine,
-  CASE WHEN vector_norm(c.embedding) > 0 AND vector_dims(c.embedding) = vector_dims(vs.vector_sum)
-    THEN -(l2_normalize(c.embedding) <#> vs.vector_sum) END AS mean_dot`;
+  CASE WHEN vector_dims(c.embedding) = vector_dims(vs.vector_sum)
+    THEN -(c.embedding <#> vs.vector_sum) / nullif(vector_norm(c.embedding), 0) END AS mean_dot`;
   const sql = `WITH ${parts.join(',\n')}
 SELECT c.id, c.task, c.updated_at,
   ${vectorColumns},
@@ -213,7 +217,7 @@ export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget
       similarity: Math.min(1, Math.max(0, cosine)),
       cosine,
       mean_dot: perVector(r.mean_dot),
-      recent_evals: r.recent_evals ?? [],
+      recent_evals: scoresFromText(r.recent_evals),
       updated_at: iso(r.updated_at),
     };
   });

@@ -6,7 +6,7 @@ import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { EVAL_INSERT_SQL } from './scoped.js';
-import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, vectorParam, type PatternRow } from './rows.js';
+import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, scoresFromText, vectorParam, type PatternRow } from './rows.js';
 import { lockTenantQuota } from './tenant-quota.js';
 import { buildHybridStatement, hybridResult, type HybridRow } from './hybrid-search.js';
 import { buildSearchStatement, distanceToSimilarity, type SearchStatement } from './search.js';
@@ -194,11 +194,11 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       if (k <= 0) return [];
       const window = Math.max(0, Math.floor(evalWindow));
       const stmt = buildSearchStatement(scope, vector, Math.floor(k), filter, { columns: PATTERN_COLUMNS, evalWindow: window });
-      const res = await runSearch<PatternRow & { distance: number; recent_evals?: number[] }>(db, 'patterns.search', stmt);
+      const res = await runSearch<PatternRow & { distance: number; recent_evals?: string | null }>(db, 'patterns.search', stmt);
       return searchBudget().map(res.rows, ({ distance, recent_evals, ...row }) => ({
         pattern: rowToPattern(row),
         similarity: distanceToSimilarity(distance),
-        recent_evals: recent_evals ?? [],
+        recent_evals: scoresFromText(recent_evals),
       }));
     },
 

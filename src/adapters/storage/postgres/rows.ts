@@ -22,6 +22,15 @@ export function iso(d: Date | null): string | null {
   return d === null ? null : d.toISOString();
 }
 
+/** search.ts recentEvalsSql's comma-separated scores ('' or null: none) as numbers, newest first. */
+export function scoresFromText(text: string | null | undefined): number[] {
+  if (!text) return [];
+  const parts = text.split(',');
+  const out = new Array<number>(parts.length);
+  for (let i = 0; i < parts.length; i++) out[i] = Number(parts[i]);
+  return out;
+}
+
 export function rowToPattern(r: PatternRow): PatternRecord {
   return {
     id: r.id,
