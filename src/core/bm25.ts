@@ -45,18 +45,23 @@ export interface Bm25Stats {
  * rows for one common word, and a word that common has an idf too low to lift a pattern by
  * itself; the rare words that do are well under the cap.
  *
- * The cap was 1,000. At 250 a default recall at 10k patterns reads a quarter of the posting
- * rows (zipfian corpus: 1,121 → 292 per query) and quality holds: CoNaLa's questions asked
- * of a project grown to 10,000 patterns (`npm run bench -- --recall-quality --at-size 10000`)
- * get the same precision@1 (61.5 % among templated distractors, 63.3 % among zipfian ones) and
- * MRR (0.667, 0.687) with the cap at 1,000, 500 and 250, and p@5 73.5 % and 76.6 → 76.2 %,
- * though 210 and 271 of the 449 questions hold a word in 250–1,000 patterns that no longer
- * finds candidates: such a word's candidates are mostly patterns sharing only it, and the
- * vector side finds the rest. The word still counts in every candidate's BM25.
+ * The cap was 1,000, then 250, now 125, each step measured with CoNaLa's questions asked of a
+ * project grown with distractors (`npm run bench -- --recall-quality --at-size N`):
+ * - 1,000 → 250: at 10k the same precision@1 (61.5 % among templated distractors, 63.3 % among
+ *   zipfian ones) and MRR (0.667, 0.687) at 1,000, 500 and 250; p@5 73.5 % and 76.6 → 76.2 %.
+ * - 250 → 125: at 10k precision@1 61.5 % and 63.3 → 63.5 %, MRR 0.667 and 0.687 → 0.685, p@5
+ *   73.5 → 73.3 % and 76.2 → 75.9 %; at 1k and 3k precision@1 the same or 0.2 points up, p@5
+ *   down by 0 to 0.5 points (at most 2 of 449 questions). A zipfian query at 10k reads half
+ *   the posting rows (bench/corpora.ts postingShare 0.033 → 0.015 of the project), and
+ *   PostgreSQL's hybrid statement costs 0.38 ms more than the cosine one instead of 0.47
+ *   (issue 27 allows a recall 0.3 ms more CPU in all).
+ * A word above the cap finds no candidates by itself: its candidates are mostly patterns
+ * sharing only it, and the vector side finds the rest. It still counts in every candidate's
+ * BM25.
  */
 export const SELECTIVE_SHARE = 0.2;
 export const SELECTIVE_MIN_DOCS = 50;
-export const SELECTIVE_MAX_DOCS = 250;
+export const SELECTIVE_MAX_DOCS = 125;
 
 /** The most patterns a selective term may be held by, in a project of `docs` patterns. */
 export function selectiveDocCap(docs: number): number {

@@ -1,7 +1,7 @@
 /**
  * The keyword side's absolute cap on selective terms (core/bm25.ts selectiveDocCap), as the
  * PostgreSQL statement applies it: in a project of 1,300 patterns, 20% is 260, but a term
- * held by more than 250 patterns finds no candidates by itself. (The JSON store calls
+ * held by more than 125 patterns finds no candidates by itself. (The JSON store calls
  * selectiveTerms itself; the unit tests cover the rule.)
  */
 import pg from 'pg';
@@ -24,11 +24,11 @@ describe.skipIf(!hasPg)('keyword candidates: the cap on selective terms (Postgre
     schema = await createMigratedSchema(db);
     const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
     try {
-      // "alpha" in 255 patterns, "beta" in 250, "gamma" in 10.
+      // "alpha" in 130 patterns, "beta" in 125, "gamma" in 10.
       await pool.query(
         `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
          SELECT 't', 'p', 'x' || lpad(g::text, 5, '0'),
-                concat_ws(' ', 'filler', g, CASE WHEN g <= 255 THEN 'alpha' END, CASE WHEN g <= 250 THEN 'beta' END, CASE WHEN g <= 10 THEN 'gamma' END),
+                concat_ws(' ', 'filler', g, CASE WHEN g <= 130 THEN 'alpha' END, CASE WHEN g <= 125 THEN 'beta' END, CASE WHEN g <= 10 THEN 'gamma' END),
                 'c', 5, 5, now(), now(), 3, '[1,0,0]'
          FROM generate_series(1, 1300) g`,
       );
@@ -45,11 +45,11 @@ describe.skipIf(!hasPg)('keyword candidates: the cap on selective terms (Postgre
 
   const keyword = (terms: string[]) => storage.patterns.hybridCandidates(SCOPE, { vector: null, terms, vectorK: 0, keywordK: 5, evalWindow: 0 });
 
-  it('a term above 250 patterns finds none, one at 250 still does', async () => {
-    expect(selectiveDocCap(1300)).toBe(250);
+  it('a term above 125 patterns finds none, one at 125 still does', async () => {
+    expect(selectiveDocCap(1300)).toBe(125);
     expect((await keyword(['alpha'])).candidates).toEqual([]);
     const beta = await keyword(['beta']);
-    expect(beta.stats.df.get('beta')).toBe(250);
+    expect(beta.stats.df.get('beta')).toBe(125);
     expect(beta.candidates).toHaveLength(5);
     // A rare term beside the common one still finds its patterns (ties by id: all ten score alike).
     const both = await keyword(['alpha', 'gamma']);

@@ -40,10 +40,10 @@ describe('BM25 (core/bm25.ts)', () => {
     expect(selectiveTerms(['in', 'csv', 'file'], stats)).toEqual(['csv']);
     // A small project keeps every term up to 50 documents.
     expect(selectiveTerms(['in'], { docs: 60, df: new Map([['in', 50]]) })).toEqual(['in']);
-    // A large one caps a selective term at 250 patterns, whatever 20% of it is.
-    const large = { docs: 1_000_000, df: new Map([['data', 50_000], ['pandas', 250], ['parquet', 251]]) };
+    // A large one caps a selective term at 125 patterns, whatever 20% of it is.
+    const large = { docs: 1_000_000, df: new Map([['data', 50_000], ['pandas', 125], ['parquet', 126]]) };
     expect(selectiveTerms(['data', 'pandas', 'parquet'], large)).toEqual(['pandas']);
-    expect([60, 1000, 1250, 2500, 10_000, 1_000_000].map(selectiveDocCap)).toEqual([50, 200, 250, 250, 250, 250]);
+    expect([60, 500, 625, 1000, 10_000, 1_000_000].map(selectiveDocCap)).toEqual([50, 100, 125, 125, 125, 125]);
   });
 });
 

@@ -60,12 +60,12 @@ describe('JSON keyword index: cached BM25 contributions', () => {
 describe('JSON keyword index: topInSlices', () => {
   it("gives top's hits and scores (unordered), pausing between slices, filtered or not", async () => {
     const index = new KeywordIndex();
-    // 40 words, three per task (7 and 3 are prime to 40): each in at most 225 of the 3,000
+    // 80 words, three per task (7 and 3 are prime to 80): each in at most 113 of the 3,000
     // tasks, under the selective-term cap (core/bm25.ts), so every query word finds candidates.
     const named = ['parse', 'csv', 'json', 'logs', 'resize', 'images', 'merge', 'files', 'stream', 'lines'];
-    const words = [...named, ...Array.from({ length: 30 }, (_, n) => `extra${n}`)];
+    const words = [...named, ...Array.from({ length: 70 }, (_, n) => `extra${n}`)];
     // Many equal scores: ties are broken by id, the same way in both.
-    for (let i = 0; i < 3_000; i++) index.set(`p${String(i).padStart(5, '0')}`, `${words[i % 40]} ${words[(i * 7) % 40]} ${words[(i * 3) % 40]} item`);
+    for (let i = 0; i < 3_000; i++) index.set(`p${String(i).padStart(5, '0')}`, `${words[i % 80]} ${words[(i * 7) % 80]} ${words[(i * 3) % 80]} item`);
     let pauses = 0;
     const budget = new WorkBudget(async () => {
       pauses++;
