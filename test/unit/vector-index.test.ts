@@ -310,6 +310,26 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
     });
   });
 
+  it('after two searches overlapped, takes lone ones too for a while (the process is under load)', async () => {
+    let clock = 1_000;
+    await withThread(new ScanThread(modules!, () => clock), async (thread) => {
+      const used = vi.spyOn(thread, 'scan');
+      const index = filled(clustered(3_000, 30, 0.03, 52), false, thread);
+      const [q1, q2, q3, q4] = clustered(4, 30, 0.03, 53);
+      const pausing = new WorkBudget(async () => { await new Promise((r) => setImmediate(r)); }, 1);
+      await Promise.all([index.searchInSlices(q1, 10, undefined, pausing), index.searchInSlices(q2, 10, undefined, budget())]);
+      const overlapped = used.mock.calls.length;
+      expect(overlapped).toBeGreaterThan(0);
+      // 10 ms later a lone search still goes; 100 ms after that the process is quiet again.
+      clock += 10;
+      expect(await index.searchInSlices(q3, 10, undefined, budget())).toEqual(index.search(q3, 10));
+      expect(used).toHaveBeenCalledTimes(overlapped + 1);
+      clock += 100;
+      expect(await index.searchInSlices(q4, 10, undefined, budget())).toEqual(index.search(q4, 10));
+      expect(used).toHaveBeenCalledTimes(overlapped + 1);
+    });
+  });
+
   it('gives the hits, scores and order of a search on the main thread', async () => {
     await withThread(new CountingThread(modules!), async (thread) => {
       // 5,000 rows: more than one lane of the thread (4,096 rows per kernel call), and a tail past the last whole block.
