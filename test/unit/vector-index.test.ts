@@ -108,6 +108,20 @@ describe('JSON vector index (int8 candidates, exact re-score)', () => {
     }
   });
 
+  it("cosinesOf gives any row the exact cosine a search gives it; 0 for a missing row or another dimension", () => {
+    const vectors = clustered(3_000, 30, 0.025, 12);
+    const index = filled(vectors);
+    index.remove('p000007');
+    const q = clustered(1, 30, 0.025, 13)[0];
+    const ids = ['p002999', 'p000007', 'p000000', 'nope', 'p001500', 'p002999'];
+    const exact = new Map(index.searchExact(q, 3_000).map((h) => [h.id, h.score]));
+    const got = index.cosinesOf(q, ids);
+    expect(got).toHaveLength(ids.length);
+    ids.forEach((id, i) => expect(got[i], id).toBe(exact.get(id) ?? 0));
+    expect([...index.cosinesOf(new Float32Array(DIM + 1).fill(0.1), ids)]).toEqual(ids.map(() => 0));
+    expect([...filled([]).cosinesOf(q, ids)]).toEqual(ids.map(() => 0));
+  });
+
   it('stays in step with the float rows through replacements and deletions (rows moved into holes)', () => {
     const vectors = clustered(6_000, 60, 0.025, 7);
     const index = filled(vectors);

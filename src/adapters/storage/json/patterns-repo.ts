@@ -103,17 +103,18 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const window = Math.floor(query.evalWindow);
   const candidates: HybridCandidate[] = [];
   const total = scanned.length + keywordOnly.length;
+  // The keyword-only candidates' cosines in one go (the scan gave the nearest ones theirs).
+  const keywordCosines = unit ? state.index.cosinesOf(unit, keywordOnly) : null;
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(total, (from, to) => {
     for (let i = from; i < to; i++) {
       const id = i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length];
       const record = state.patterns.get(id);
       if (!record) continue;
-      const cosineKnown = i < scanned.length ? scanned[i].score : null;
+      const cosine = i < scanned.length ? scanned[i].score : (keywordCosines?.[i - scanned.length] ?? 0);
       const meanDotKept = mean ? state.vectorMean.keptDot(id) : undefined;
-      // The vector is looked up (a view allocated) only for what the scan and the mean left open.
-      const vector = cosineKnown === null || (mean && meanDotKept === undefined) ? state.index.vectorOf(id) : null;
-      const cosine = cosineKnown ?? (unit && vector && vector.length === unit.length ? dot(unit, vector) : 0);
+      // The vector is looked up (a view allocated) only for a mean dot not worked out yet.
+      const vector = mean && meanDotKept === undefined ? state.index.vectorOf(id) : null;
       candidates.push({
         id,
         task: record.task,

@@ -128,6 +128,29 @@ export class VectorIndex<T> {
   }
 
   /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
+  /**
+   * The cosine of unit vector `unit` with the row of each id, by the kernel that re-scores a
+   * search's candidates (so a keyword-only candidate's cosine is taken as a nearest one's
+   * is); 0 for an id without a row or a `unit` of another dimension (no neighbour by meaning).
+   * Hybrid recall's keyword-only candidates: a JavaScript dot product of 384 dimensions cost
+   * about 2 µs each on the main thread.
+   */
+  cosinesOf(unit: Float32Array, ids: readonly string[]): Float64Array {
+    const out = new Float64Array(ids.length);
+    if (this.size === 0 || unit.length !== this.dim) return out;
+    const rows: number[] = [];
+    const at: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const row = this.rowOf.get(ids[i]);
+      if (row === undefined) continue;
+      rows.push(row);
+      at.push(i);
+    }
+    const scores = this.exactScores(unit, rows);
+    for (let j = 0; j < at.length; j++) out[at[j]] = scores[j];
+    return out;
+  }
+
   vectorOf(id: string): Float32Array | null {
     const row = this.rowOf.get(id);
     if (row === undefined) return null;
