@@ -1,4 +1,5 @@
 import { percentile } from './stats.js';
+import { termsOf } from './text.js';
 import type { ReuseTier, TierThresholds } from './types.js';
 
 /**
@@ -40,9 +41,14 @@ export const MIN_FIT_PATTERNS = 20;
 /** The fitted adapt threshold lets through about this share of new, distinct tasks. */
 export const FIT_PERCENTILE = 90;
 
-/** Task text for the same-text rule: lower-case, punctuation and runs of spacing as one space. */
+/**
+ * Task text for the same-text rule: lower-case, punctuation and runs of spacing as one space.
+ * The words are core/text.ts termsOf's (lower-cased runs of Unicode letters and digits, an
+ * ASCII text walked without the Unicode expression, which was most of this rule's cost on a
+ * recall's page), joined by single spaces.
+ */
 export function normalisedTaskText(text: string): string {
-  const words = text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = termsOf(text).join(' ');
   // A task with no letters or digits (emoji only, say) is compared as written, spacing aside.
   return words.length > 0 ? words : text.trim().replace(/\s+/gu, ' ');
 }

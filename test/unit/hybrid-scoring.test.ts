@@ -96,6 +96,19 @@ describe('tier policies (core/tier-policy.ts)', () => {
     expect(d).toEqual({ tier: 'duplicate', rule: 'same_text', threshold: null });
   });
 
+  it('normalises task text as lower-cased runs of Unicode letters and digits joined by one space', () => {
+    // The rule as first written (a Unicode expression over the whole text): the word walk must agree.
+    const byExpression = (text: string) => {
+      const words = text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+      return words.length > 0 ? words : text.trim().replace(/\s+/gu, ' ');
+    };
+    const texts = [
+      'Parse a CSV-file;  now', '\tsum\n2 columns\r\n', 'x', '', '   ', '!!!', '🙂 🙂', 'café au lait', 'İstanbul DİYARBAKIR',
+      'naïve_bayes (v2.0)', 'ΣΊΣΥΦΟΣ', '数据 清洗 v3', 'Straße—groß', 'snake_case-and.dots/slashes', '٣ arabic digits', 'a\u00a0b',
+    ];
+    for (const text of texts) expect(normalisedTaskText(text), JSON.stringify(text)).toBe(byExpression(text));
+  });
+
   it('takes cosine ≥ 0.999 as a duplicate only when the shared words keep their order', () => {
     expect(sharedWordsInOrder('Convert HTML to Markdown', 'Convert Markdown to HTML')).toBe(false);
     expect(sharedWordsInOrder('Parse the CSV file', 'parse CSV file please')).toBe(true);
