@@ -60,11 +60,16 @@ const searchBudget = () => new WorkBudget(() => nextTurn());
 /** The scope's k nearest rows to `vector` that pass the filter (applied inside the scan), ordered in slices. */
 async function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Array, k: number, filter: PatternFilter | undefined, budget: WorkBudget) {
   assertVector(vector);
+  return nearestToUnit(registry, scope, normalized(vector), k, filter, budget);
+}
+
+/** `nearest` for a vector already made unit length here (normalized). */
+async function nearestToUnit(registry: ScopeRegistry, scope: Scope, unit: Float32Array, k: number, filter: PatternFilter | undefined, budget: WorkBudget) {
   const store = registry.forRead(scope);
   const limit = Math.floor(k);
   if (!store || !(limit > 0)) return [];
   const accept = hasFilter(filter) ? (p: PatternRecord) => matches(p, filter) : undefined;
-  return store.state.index.searchInSlices(normalized(vector), limit, accept, budget);
+  return store.state.index.searchInSlices(unit, limit, accept, budget);
 }
 
 /**
@@ -75,6 +80,7 @@ async function nearest(registry: ScopeRegistry, scope: Scope, vector: Float32Arr
 async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery): Promise<HybridCandidateSet> {
   const store = registry.forRead(scope);
   const state = store?.state;
+  if (query.vector) assertVector(query.vector);
   const unit = query.vector ? normalized(query.vector) : null;
   const dim = unit?.length ?? state?.index.dimension ?? 0;
   const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, df: new Map<string, number>() };
@@ -88,7 +94,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
   // The vector scan's rows (with their cosine), then the keyword rows it did not find.
-  const scanned = unit && query.vectorK > 0 ? await nearest(registry, scope, unit, query.vectorK, query.filter, budget) : [];
+  const scanned = unit && query.vectorK > 0 ? await nearestToUnit(registry, scope, unit, query.vectorK, query.filter, budget) : [];
   const seen = new Set<string>();
   await budget.forRanges(scanned.length, (from, to) => {
     for (let i = from; i < to; i++) seen.add(scanned[i].id);
