@@ -127,7 +127,6 @@ export class VectorIndex<T> {
     return this.matrixOffsetFloats() + row * this.strideFloats;
   }
 
-  /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
   /**
    * The cosine of unit vector `unit` with the row of each id, by the kernel that re-scores a
    * search's candidates (so a keyword-only candidate's cosine is taken as a nearest one's
@@ -151,6 +150,7 @@ export class VectorIndex<T> {
     return out;
   }
 
+  /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
   vectorOf(id: string): Float32Array | null {
     const row = this.rowOf.get(id);
     if (row === undefined) return null;
