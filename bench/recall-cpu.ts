@@ -11,13 +11,12 @@ import { systemClock } from '../src/ports/clock.js';
 import type { ServiceDeps } from '../src/services/deps.js';
 import { recall } from '../src/services/recall.js';
 import { rankInSlices, recallBudget } from '../src/services/recall-dedup.js';
-import { rescore } from '../src/services/recall-hybrid.js';
+import { keywordShare, rescore } from '../src/services/recall-hybrid.js';
 import { tierPolicyFor } from '../src/services/tier-policy.js';
 import { repoRoot, UsageError } from './args.js';
 import { DEV_SCOPE, fillStore } from './http/fill.js';
 import { STORAGE_FACTORIES } from './storages.js';
 import { syntheticQueries } from './synthetic.js';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -63,22 +62,18 @@ function parse(argv: string[]): Options {
 }
 
 /**
- * CPU spent by `work`, in µs: `main` on this thread alone (/proc/thread-self/schedstat, in
- * nanoseconds: neither the garbage collector's helper threads nor the file system's thread pool,
- * and no time slice lost to another process on a busy machine), `all` for the whole process
- * (process.cpuUsage: user + system of every thread).
+ * CPU spent by `work`, in µs, of the whole process (process.cpuUsage: user + system of every
+ * thread, the garbage collector's helpers and the file system's thread pool included; no time
+ * slice lost to another process on a busy machine). Its clock includes the running slice. A
+ * thread's own figure (/proc/thread-self/schedstat) was read here before, but it advances only
+ * at the scheduler's ticks while the thread runs: a block shorter than a tick read as 0 (every
+ * phase below the vector scan did), a longer one was off by up to a tick.
  */
-async function cpuMicros(work: () => Promise<void>): Promise<{ main: number; all: number }> {
+async function cpuMicros(work: () => Promise<void>): Promise<number> {
   const before = process.cpuUsage();
-  const mainBefore = threadNanos();
   await work();
-  const main = (threadNanos() - mainBefore) / 1000;
   const used = process.cpuUsage(before);
-  return { main, all: used.user + used.system };
-}
-
-function threadNanos(): number {
-  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+  return used.user + used.system;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -92,29 +87,26 @@ const SERIES: Series[] = ['hybrid post', 'cosine post', 'hybrid get', 'cosine ge
 
 /**
  * Whole recalls: per round, blocks of BLOCK queries alternate hybrid / cosine for POST, then for
- * GET. Per series and round: µs of CPU per recall over its blocks, this thread's and the process's.
+ * GET. Per series and round: µs of the process's CPU per recall over its blocks.
  */
-async function wholeRecalls(deps: Record<Mode, ServiceDeps>, queries: string[], rounds: number): Promise<Record<Series, { main: number[]; all: number[] }>> {
-  const out = {} as Record<Series, { main: number[]; all: number[] }>;
-  for (const series of SERIES) out[series] = { main: [], all: [] };
+async function wholeRecalls(deps: Record<Mode, ServiceDeps>, queries: string[], rounds: number): Promise<Record<Series, number[]>> {
+  const out = {} as Record<Series, number[]>;
+  for (const series of SERIES) out[series] = [];
   let next = 0;
   const fresh = () => queries[next++ % queries.length];
   const perRound = Math.floor(queries.length / rounds / 4 / BLOCK) * BLOCK || BLOCK;
   for (let round = 0; round < rounds; round++) {
     for (const kind of ['post', 'get'] as const) {
-      const spent = { hybrid: { main: 0, all: 0 }, cosine: { main: 0, all: 0 } };
+      const spent = { hybrid: 0, cosine: 0 };
       for (let done = 0; done < perRound; done += BLOCK) {
         for (const mode of ['hybrid', 'cosine'] as const) {
-          const used = await cpuMicros(async () => {
+          spent[mode] += await cpuMicros(async () => {
             for (let i = 0; i < BLOCK; i++) await recall(deps[mode], DEV_SCOPE, { task: fresh(), ...INPUT }, { readonly: kind === 'get' });
           });
-          spent[mode].main += used.main;
-          spent[mode].all += used.all;
         }
       }
       for (const mode of ['hybrid', 'cosine'] as const) {
-        out[`${mode} ${kind}`].main.push(spent[mode].main / perRound);
-        out[`${mode} ${kind}`].all.push(spent[mode].all / perRound);
+        out[`${mode} ${kind}`].push(spent[mode] / perRound);
       }
     }
   }
@@ -132,13 +124,13 @@ interface Prepared {
  * The hybrid path's phases on `tasks` (first fetch only: the usual recall never widens), and
  * the cosine path's for reference. For each block of BLOCK tasks every phase runs over the
  * block in turn (its input from the phase before), `rounds` times; the embedding is timed once
- * (later rounds would hit its cache). Reported: the median over blocks of this thread's CPU per
+ * (later rounds would hit its cache). Reported: the median over blocks of the process's CPU per
  * task.
  */
 async function phases(deps: ServiceDeps, tasks: string[], rounds: number): Promise<[string, number][]> {
   const patterns = deps.storage.patterns;
   const k = firstFetch(INPUT.offset + INPUT.limit);
-  const keywordK = Math.max(20, Math.ceil((2 * k) / 3));
+  const keywordK = keywordShare(k);
   const weight = deps.config.recallRanking.vectorWeight;
   const prepared: Prepared[] = [];
   for (const task of tasks) {
@@ -180,7 +172,7 @@ async function phases(deps: ServiceDeps, tasks: string[], rounds: number): Promi
     const used = await cpuMicros(async () => {
       for (const p of block) await work(p);
     });
-    samples[s].push(used.main / block.length);
+    samples[s].push(used / block.length);
   };
   for (let at = 0; at < prepared.length; at += BLOCK) {
     await timeBlock(0, prepared.slice(at, at + BLOCK), (p) => deps.embedder.embed([`${p.task} (timed)`]));
@@ -217,18 +209,14 @@ export async function runRecallCpuBench(argv: string[]): Promise<void> {
     const whole = await wholeRecalls(deps, queries.slice(WARMUP, WARMUP + o.queries * 4), o.rounds);
     const phaseRows = await phases(deps.hybrid, queries.slice(WARMUP + o.queries * 4), o.rounds);
     const fmt = (series: Series) => {
-      const { main, all } = whole[series];
-      return `${median(main).toFixed(0).padStart(6)} µs  ${median(all).toFixed(0).padStart(6)} µs   per round (this thread): ${main.map((x) => x.toFixed(0)).join(', ')}`;
+      const rounds = whole[series];
+      return `${median(rounds).toFixed(0).padStart(6)} µs   per round: ${rounds.map((x) => x.toFixed(0)).join(', ')}`;
     };
-    const extra = (kind: Kind) => {
-      const main = median(whole[`hybrid ${kind}`].main) - median(whole[`cosine ${kind}`].main);
-      const all = median(whole[`hybrid ${kind}`].all) - median(whole[`cosine ${kind}`].all);
-      return `${main.toFixed(0).padStart(6)} µs  ${all.toFixed(0).padStart(6)} µs`;
-    };
+    const extra = (kind: Kind) => `${(median(whole[`hybrid ${kind}`]) - median(whole[`cosine ${kind}`])).toFixed(0).padStart(6)} µs`;
     const lines = [
       `Recall per request through the service layer (JSON storage, ${o.patterns.toLocaleString('en-US')} patterns, limit 5, distinct uncached tasks)`,
       `node ${process.version}; ${o.rounds} rounds, hybrid and cosine alternating in blocks of ${BLOCK}; medians of the rounds`,
-      '             CPU per recall: this thread  whole process',
+      '             CPU of the process per recall',
       `POST hybrid  ${fmt('hybrid post')}`,
       `POST cosine  ${fmt('cosine post')}`,
       `POST extra   ${extra('post')}`,
@@ -236,7 +224,7 @@ export async function runRecallCpuBench(argv: string[]): Promise<void> {
       `GET  cosine  ${fmt('cosine get')}`,
       `GET  extra   ${extra('get')}`,
       '',
-      `Phases, µs CPU of this thread per recall (${o.queries} queries in blocks of ${BLOCK}, ${o.rounds} rounds; median of the blocks):`,
+      `Phases, µs CPU of the process per recall (${o.queries} queries in blocks of ${BLOCK}, ${o.rounds} rounds; median of the blocks):`,
       ...phaseRows.map(([name, us]) => `  ${name.padEnd(46)} ${us.toFixed(1).padStart(8)}`),
     ];
     console.log(lines.join('\n'));
