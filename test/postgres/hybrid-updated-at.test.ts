@@ -4,11 +4,8 @@
  * other read gives (rows.ts iso: Date.toISOString), whatever the stored instant holds: offsets,
  * microseconds (truncated, as a Date truncates them), years of fewer than four digits.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
-import type { Storage } from '../../src/ports/storage.js';
-import { createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase, type TestSchema } from '../support/pg.js';
+import { requirePostgres, seededStorage, type SeededStorage } from '../support/pg.js';
 
 const hasPg = await requirePostgres('hybrid updated_at');
 const SCOPE = { tenant_id: 't', project_id: 'p' };
@@ -18,15 +15,10 @@ const INSTANTS = [
 ];
 
 describe.skipIf(!hasPg)('hybrid candidates: updated_at as text (PostgreSQL)', () => {
-  let db: TestDatabase;
-  let schema: TestSchema;
-  let storage: Storage;
+  let seeded: SeededStorage;
 
   beforeAll(async () => {
-    db = await createTestDatabase('hybrid_updated_at');
-    schema = await createMigratedSchema(db);
-    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
-    try {
+    seeded = await seededStorage('hybrid_updated_at', async (pool) => {
       for (const [i, at] of INSTANTS.entries()) {
         await pool.query(
           `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
@@ -34,23 +26,18 @@ describe.skipIf(!hasPg)('hybrid candidates: updated_at as text (PostgreSQL)', ()
           [`u${i}`, `shared word task ${i}`, at, `[1,${i / 10},0]`],
         );
       }
-    } finally {
-      await pool.end();
-    }
-    storage = await createPostgresStorage(pgConfig(schema.url));
+    });
   }, 60_000);
   afterAll(async () => {
-    await storage?.close();
-    await schema?.drop();
-    await db?.drop();
+    await seeded?.drop();
   });
 
   it('gives each candidate the updated_at a read of the pattern gives', async () => {
     for (const vector of [new Float32Array([1, 0, 0]), null]) {
-      const set = await storage.patterns.hybridCandidates(SCOPE, { vector, terms: ['shared'], vectorK: vector ? 10 : 0, keywordK: 10, evalWindow: 0 });
+      const set = await seeded.storage.patterns.hybridCandidates(SCOPE, { vector, terms: ['shared'], vectorK: vector ? 10 : 0, keywordK: 10, evalWindow: 0 });
       expect(set.candidates).toHaveLength(INSTANTS.length);
       for (const c of set.candidates) {
-        const record = await storage.patterns.get(SCOPE, c.id);
+        const record = await seeded.storage.patterns.get(SCOPE, c.id);
         expect(c.updated_at, c.id).toBe(record!.updated_at);
         expect(c.updated_at).toBe(new Date(c.updated_at).toISOString());
       }

@@ -4,46 +4,31 @@
  * held by more than 125 patterns finds no candidates by itself. (The JSON store calls
  * selectiveTerms itself; the unit tests cover the rule.)
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
 import { selectiveDocCap } from '../../src/core/bm25.js';
-import type { Storage } from '../../src/ports/storage.js';
-import { createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase, type TestSchema } from '../support/pg.js';
+import { requirePostgres, seededStorage, type SeededStorage } from '../support/pg.js';
 
 const hasPg = await requirePostgres('keyword cap');
 const SCOPE = { tenant_id: 't', project_id: 'p' };
 
 describe.skipIf(!hasPg)('keyword candidates: the cap on selective terms (PostgreSQL)', () => {
-  let db: TestDatabase;
-  let schema: TestSchema;
-  let storage: Storage;
+  let seeded: SeededStorage;
 
   beforeAll(async () => {
-    db = await createTestDatabase('keyword_cap');
-    schema = await createMigratedSchema(db);
-    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
-    try {
-      // "alpha" in 130 patterns, "beta" in 125, "gamma" in 10.
-      await pool.query(
-        `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
-         SELECT 't', 'p', 'x' || lpad(g::text, 5, '0'),
-                concat_ws(' ', 'filler', g, CASE WHEN g <= 130 THEN 'alpha' END, CASE WHEN g <= 125 THEN 'beta' END, CASE WHEN g <= 10 THEN 'gamma' END),
-                'c', 5, 5, now(), now(), 3, '[1,0,0]'
-         FROM generate_series(1, 1300) g`,
-      );
-    } finally {
-      await pool.end();
-    }
-    storage = await createPostgresStorage(pgConfig(schema.url));
+    // "alpha" in 130 patterns, "beta" in 125, "gamma" in 10.
+    seeded = await seededStorage('keyword_cap', (pool) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       SELECT 't', 'p', 'x' || lpad(g::text, 5, '0'),
+              concat_ws(' ', 'filler', g, CASE WHEN g <= 130 THEN 'alpha' END, CASE WHEN g <= 125 THEN 'beta' END, CASE WHEN g <= 10 THEN 'gamma' END),
+              'c', 5, 5, now(), now(), 3, '[1,0,0]'
+       FROM generate_series(1, 1300) g`,
+    ));
   }, 60_000);
   afterAll(async () => {
-    await storage?.close();
-    await schema?.drop();
-    await db?.drop();
+    await seeded?.drop();
   });
 
-  const keyword = (terms: string[]) => storage.patterns.hybridCandidates(SCOPE, { vector: null, terms, vectorK: 0, keywordK: 5, evalWindow: 0 });
+  const keyword = (terms: string[]) => seeded.storage.patterns.hybridCandidates(SCOPE, { vector: null, terms, vectorK: 0, keywordK: 5, evalWindow: 0 });
 
   it('a term above 125 patterns finds none, one at 125 still does', async () => {
     expect(selectiveDocCap(1300)).toBe(125);

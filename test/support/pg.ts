@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { migrateUp } from '../../src/adapters/migrations/index.js';
+import { createPostgresStorage } from '../../src/adapters/storage/postgres/index.js';
+import type { Storage } from '../../src/ports/storage.js';
 
 export const PG_ADMIN_URL = process.env.SERVICE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -139,6 +141,40 @@ export async function createMigratedSchema(db: TestDatabase, prefix = 's'): Prom
       await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`, [], db.url);
     },
   };
+}
+
+export interface SeededStorage {
+  storage: Storage;
+  /** Closes the storage and drops its database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of its own with one migrated schema, `seed` run on it (one connection: rows
+ * written by SQL, as a test wants them, hundreds at once), then a PostgreSQL storage on it.
+ */
+export async function seededStorage(prefix: string, seed: (pool: pg.Pool) => Promise<unknown>): Promise<SeededStorage> {
+  const db = await createTestDatabase(prefix);
+  try {
+    const schema = await createMigratedSchema(db);
+    const pool = new pg.Pool({ connectionString: schema.url, max: 1 });
+    try {
+      await seed(pool);
+    } finally {
+      await pool.end();
+    }
+    const storage = await createPostgresStorage(pgConfig(schema.url));
+    return {
+      storage,
+      async drop() {
+        await storage.close();
+        await db.drop();
+      },
+    };
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
 }
 
 /**
