@@ -1,4 +1,4 @@
-import { createDots, STRIDE_ALIGN_FLOATS, wasm, type DotsFn, type WasmMemory } from './dot-kernel.js';
+import { FloatRows } from './float-rows.js';
 import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
 import { selectFromThread, selectTop, selectTopByBlocks } from './row-selection.js';
@@ -6,8 +6,6 @@ import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans
 import { defaultScanThread, type ScanThread } from './scan-thread.js';
 import { bestInOrder, byScoreThenId, hitOf, positionsInOrder, type IndexHit } from './hit-order.js';
 
-const PAGE_BYTES = 65536;
-const MAX_PAGES = 65536; // 4 GiB: the wasm32 ceiling
 const INITIAL_ROWS = 256;
 /**
  * Candidates re-scored exactly per search: this many times k, and at least RESCORE_MIN. With
@@ -28,8 +26,7 @@ let searchesUnderway = 0;
 
 /**
  * In-memory brute-force index of unit vectors, one scope each. Rows live contiguously in a
- * WebAssembly memory laid out as [query | rows × stride | scores scratch], so one kernel call
- * scores every row without allocating. Past EXACT_SCAN_MAX_ROWS a search scans an int8 copy
+ * WebAssembly memory (FloatRows), so one kernel call scores every row without allocating. Past EXACT_SCAN_MAX_ROWS a search scans an int8 copy
  * of the rows instead (Int8Rows: a quarter of the bytes, the scan being bound by memory
  * traffic) and re-scores its best candidates exactly from the float rows, so every returned
  * score is the exact cosine the float scan would give. Deleting moves the last row into the hole, keeping the
@@ -38,13 +35,9 @@ let searchesUnderway = 0;
  */
 export class VectorIndex<T> {
   private dim = 0;
-  private strideFloats = 0;
   private capacity = 0;
   private size = 0;
-  private memory: WasmMemory | null = null;
-  /** View of the whole memory; replaced after every grow (growing detaches old views). */
-  private floats: Float32Array | null = null;
-  private dots: DotsFn | null = null;
+  private readonly floats: FloatRows;
   private readonly rowIds: string[] = [];
   private readonly rowItems: T[] = [];
   private readonly rowOf = new Map<string, number>();
@@ -57,7 +50,8 @@ export class VectorIndex<T> {
    */
   private rowChanges = 0;
 
-  constructor(private readonly preferJsKernel = false, thread: ScanThread | null = defaultScanThread()) {
+  constructor(preferJsKernel = false, thread: ScanThread | null = defaultScanThread()) {
+    this.floats = new FloatRows(preferJsKernel);
     this.int8 = new Int8Rows(preferJsKernel, thread);
     // The index's own row arrays, read live by the sliced scans (changed in place, never replaced).
     this.sliced = new SlicedScans<T>({
@@ -67,7 +61,7 @@ export class VectorIndex<T> {
       rowOf: (id) => this.rowOf.get(id),
       checkDimension: (unit) => this.checkDimension(unit),
       scoreRows: (unit, from, to, exact) => this.scoreRows(unit, from, to, exact),
-      exactScores: (unit, rows) => this.exactScores(unit, rows),
+      exactScores: (unit, rows) => this.floats.exactScores(unit, rows),
     });
   }
 
@@ -90,11 +84,9 @@ export class VectorIndex<T> {
 
   /** Adds or replaces the row of `id`. `unit` must already be normalised. */
   set(id: string, item: T, unit: Float32Array): void {
-    const at = this.rowFor(id, item, unit.length);
-    const f = this.floats!;
-    f.set(unit, at);
-    f.fill(0, at + unit.length, at + this.strideFloats);
-    this.int8.set(this.rowOf.get(id)!, unit);
+    const row = this.rowFor(id, item, unit.length);
+    this.floats.set(row, unit);
+    this.int8.set(row, unit);
   }
 
   /**
@@ -104,14 +96,11 @@ export class VectorIndex<T> {
   setEncoded(id: string, item: T, base64: string): void {
     const bytes = Buffer.byteLength(base64, 'base64');
     if (bytes === 0 || bytes % 4 !== 0) throw new Error(`corrupt vector of pattern ${id}`);
-    const dim = bytes / 4;
-    const at = this.rowFor(id, item, dim);
-    Buffer.from(this.memory!.buffer, at * 4, bytes).write(base64, 'base64');
-    this.floats!.fill(0, at + dim, at + this.strideFloats);
-    this.int8.set(this.rowOf.get(id)!, this.floats!.subarray(at, at + dim));
+    const row = this.rowFor(id, item, bytes / 4);
+    this.int8.set(row, this.floats.setEncoded(row, base64));
   }
 
-  /** The float offset of the row of `id`, added when new (reshaping on a new dimension). */
+  /** The row of `id`, added when new (reshaping on a new dimension). */
   private rowFor(id: string, item: T, dim: number): number {
     this.rowChanges++;
     if (this.size === 0 || dim !== this.dim) this.reshape(dim);
@@ -124,7 +113,7 @@ export class VectorIndex<T> {
       this.rowIds[row] = id;
     }
     this.rowItems[row] = item;
-    return this.matrixOffsetFloats() + row * this.strideFloats;
+    return row;
   }
 
   /**
@@ -145,7 +134,7 @@ export class VectorIndex<T> {
       rows.push(row);
       at.push(i);
     }
-    const scores = this.exactScores(unit, rows);
+    const scores = this.floats.exactScores(unit, rows);
     for (let j = 0; j < at.length; j++) out[at[j]] = scores[j];
     return out;
   }
@@ -153,9 +142,7 @@ export class VectorIndex<T> {
   /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
   vectorOf(id: string): Float32Array | null {
     const row = this.rowOf.get(id);
-    if (row === undefined) return null;
-    const at = this.matrixOffsetFloats() + row * this.strideFloats;
-    return new Float32Array(this.memory!.buffer, at * 4, this.dim);
+    return row === undefined ? null : this.floats.view(row);
   }
 
   /** Replaces the filter item of a row (the record changed, the vector did not). */
@@ -171,9 +158,7 @@ export class VectorIndex<T> {
     this.sliced.noteRemove(id, row);
     const last = this.size - 1;
     if (row !== last) {
-      const f = this.floats!;
-      const base = this.matrixOffsetFloats();
-      f.copyWithin(base + row * this.strideFloats, base + last * this.strideFloats, base + (last + 1) * this.strideFloats);
+      this.floats.move(last, row);
       this.int8.move(last, row);
       const movedId = this.rowIds[last];
       this.rowIds[row] = movedId;
@@ -252,7 +237,7 @@ export class VectorIndex<T> {
     const scanned = await thread.scan(job);
     if (!scanned || changes !== this.rowChanges) return null;
     const candidates = selectFromThread(scanned, rescore, this.rowIds);
-    const found = this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
+    const found = this.copied(candidates.rows, this.floats.exactScores(unit, candidates.rows));
     const hits = bestInOrder(found, k).map((i) => hitOf(found, i));
     // This thread's share: the selection (about the k best blocks' rows) and the re-score.
     if (budget.charge(2 * rescore)) await budget.handBack();
@@ -263,9 +248,7 @@ export class VectorIndex<T> {
   searchExact(unit: Float32Array, k: number, accept?: (item: T) => boolean): IndexHit<T>[] {
     if (this.size === 0 || k <= 0) return [];
     this.checkDimension(unit);
-    this.floats!.set(unit, 0);
-    this.floats!.fill(0, unit.length, this.strideFloats);
-    const found = this.exactScan(k, accept);
+    const found = this.exactScan(unit, k, accept);
     const order = positionsInOrder(found);
     return order.map((i) => hitOf(found, i));
   }
@@ -280,17 +263,14 @@ export class VectorIndex<T> {
     if (this.size === 0 || k <= 0) return { ids: [], items: [], scores: new Float64Array(0) };
     this.checkDimension(unit);
     const rescore = Math.max(RESCORE_MIN, RESCORE_FACTOR * k);
-    if (!this.scansInt8(rescore)) {
-      this.loadQuery(unit);
-      return this.exactScan(k, accept);
-    }
+    if (!this.scansInt8(rescore)) return this.exactScan(unit, k, accept);
     const approx = this.int8.scores(unit, this.size);
     // Unfiltered, whole blocks of rows below the k-th best block maximum are skipped unread.
     const candidates = accept === undefined
       ? selectTopByBlocks(approx, this.int8.blockMaxima(this.size), rescore, this.rowIds)
       : selectTop(approx, rescore, this.rowIds, this.rowItems, accept);
     // The rescored candidates may be more than k: ordering keeps the k best.
-    return this.copied(candidates.rows, this.exactScores(unit, candidates.rows));
+    return this.copied(candidates.rows, this.floats.exactScores(unit, candidates.rows));
   }
 
   /** `candidates`, computed in slices of `budget` (sliced-scans.ts). */
@@ -307,38 +287,14 @@ export class VectorIndex<T> {
     return this.candidates(unit, k, accept);
   }
 
-  /**
-   * Scores of rows [from, to) with `unit` (float kernel when `exact`, else int8), in a scratch
-   * array valid until the next search. The query is written again each time: another search
-   * may have used the query slot while the loop was handed back.
-   */
+  /** Scores of rows [from, to) with `unit` (float kernel when `exact`, else int8), in a scratch array valid until the next search. */
   private scoreRows(unit: Float32Array, from: number, to: number, exact: boolean): Float32Array {
-    if (!exact) return this.int8.scoresOf(unit, from, to);
-    const f = this.loadQuery(unit);
-    const scoresFloats = this.scoresOffsetFloats();
-    this.dots!(0, (this.matrixOffsetFloats() + from * this.strideFloats) * 4, to - from, this.strideFloats * 4, scoresFloats * 4);
-    return f.subarray(scoresFloats, scoresFloats + (to - from));
+    return exact ? this.floats.scores(unit, from, to) : this.int8.scoresOf(unit, from, to);
   }
 
-  /** Exact scores of `rows` from the float rows, one kernel call each (the int8 candidates' re-score too). */
-  private exactScores(unit: Float32Array, rows: ArrayLike<number>): Float64Array {
-    const f = this.loadQuery(unit);
-    const matrixBytes = this.matrixOffsetFloats() * 4;
-    const out = this.scoresOffsetFloats();
-    const scores = new Float64Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      this.dots!(0, matrixBytes + rows[i] * this.strideFloats * 4, 1, this.strideFloats * 4, out * 4);
-      scores[i] = f[out];
-    }
-    return scores;
-  }
-
-  /** Scores every row against the query already in the query slot; the best k, unordered. */
-  private exactScan(k: number, accept?: (item: T) => boolean): Candidates<T> {
-    const scoresFloats = this.scoresOffsetFloats();
-    this.dots!(0, this.matrixOffsetFloats() * 4, this.size, this.strideFloats * 4, scoresFloats * 4);
-    const scores = this.floats!.subarray(scoresFloats, scoresFloats + this.size);
-    const top = selectTop(scores, Math.min(k, this.size), this.rowIds, this.rowItems, accept);
+  /** Scores every row exactly; the best k, unordered. */
+  private exactScan(unit: Float32Array, k: number, accept?: (item: T) => boolean): Candidates<T> {
+    const top = selectTop(this.floats.scores(unit, 0, this.size), Math.min(k, this.size), this.rowIds, this.rowItems, accept);
     return this.copied(top.rows, Float64Array.from(top.scores));
   }
 
@@ -363,23 +319,6 @@ export class VectorIndex<T> {
     }
   }
 
-  private matrixOffsetFloats(): number {
-    return this.strideFloats; // the query slot comes first
-  }
-
-  /** Where the float kernel writes its scores: after the matrix's capacity. */
-  private scoresOffsetFloats(): number {
-    return this.matrixOffsetFloats() + this.capacity * this.strideFloats;
-  }
-
-  /** Writes the query into the query slot (zero-padded to the stride) and returns the float view. */
-  private loadQuery(unit: Float32Array): Float32Array {
-    const f = this.floats!;
-    f.set(unit, 0);
-    f.fill(0, unit.length, this.strideFloats);
-    return f;
-  }
-
   /** A new dimension (first row, or a reindex to another model) starts an empty matrix. */
   private reshape(dim: number): void {
     if (this.size > 0 || dim !== this.dim) this.sliced.noteReshape();
@@ -390,33 +329,18 @@ export class VectorIndex<T> {
       this.size = 0;
     }
     this.dim = dim;
-    this.strideFloats = Math.ceil(dim / STRIDE_ALIGN_FLOATS) * STRIDE_ALIGN_FLOATS;
     this.capacity = 0;
-    this.memory = null;
-    this.floats = null;
+    this.floats.reshape(dim);
     this.int8.reshape(dim);
     this.ensureCapacity(INITIAL_ROWS);
   }
 
   private ensureCapacity(rows: number): void {
-    if (rows <= this.capacity && this.memory) return;
+    if (rows <= this.capacity && this.capacity > 0) return;
     let capacity = Math.max(this.capacity, INITIAL_ROWS);
     while (capacity < rows) capacity *= 2;
-    // query + rows + one f32 score per row
-    const bytes = (this.strideFloats + capacity * this.strideFloats + capacity) * 4;
-    const pages = Math.ceil(bytes / PAGE_BYTES);
-    if (pages > MAX_PAGES) {
-      throw new Error(`vector index full: ${rows} vectors of ${this.dim} dimensions exceed 4 GiB; use PostgreSQL storage`);
-    }
-    if (!this.memory) {
-      this.memory = new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
-      this.dots = createDots(this.memory, this.preferJsKernel);
-    } else {
-      const current = this.memory.buffer.byteLength / PAGE_BYTES;
-      if (pages > current) this.memory.grow(pages - current);
-    }
-    this.floats = new Float32Array(this.memory.buffer);
-    this.capacity = capacity;
+    this.floats.ensureCapacity(capacity);
     this.int8.ensureCapacity(capacity);
+    this.capacity = capacity;
   }
 }
