@@ -1,4 +1,4 @@
-import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, MAX_MEMORY_PAGES, wasm, type Int8DotsFn, type MaximaFn, type WasmMemory } from './dot-kernel.js';
+import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, MAX_MEMORY_PAGES, QUERY_OFFSET, QUERY_STEPS, wasm, type Int8Kernel, type MaximaFn, type WasmMemory } from './dot-kernel.js';
 import { SCORE_BLOCK_ROWS } from './row-selection.js';
 import type { ScanJob, ScanThread } from './scan-thread.js';
 
@@ -18,9 +18,10 @@ const dropped = new FinalizationRegistry<{ thread: ScanThread; key: number }>(({
 /**
  * A quantised copy of the index's rows: one signed byte per dimension, scaled per row so the
  * row's largest component maps to ±127, laid out in a WebAssembly memory as
- * [query as i16 (two strides) | the scan thread's lane: its query, LANE_ROWS f32 scores and
- * their block maxima | rows × stride | f32 scores | f32 row scales | f32 block maxima of the
- * scores]. Scanning it reads a quarter of the float matrix's bytes; its scores (dot × row
+ * [query slot (two strides) | the scan thread's lane: its query, LANE_ROWS f32 scores and
+ * their block maxima | rows × stride | f32 scores | f32 row scales | i32 row byte sums | f32
+ * block maxima of the scores]. The query is held in the kernel's layout (dot-kernel.ts
+ * Int8QueryLayout). Scanning it reads a quarter of the float matrix's bytes; its scores (dot × row
  * scale, the kernel applying the scale) only choose candidates, which the index then re-scores
  * exactly from the float rows. Row numbers are the index's own. With a scan thread the memory
  * is shared, and `threadJob` describes a scan the thread can run on it (scan-thread.ts).
@@ -32,7 +33,9 @@ export class Int8Rows {
   private bytes: Int8Array | null = null;
   /** Per row (in the memory, after the scores): the float value of one quantisation step (row max / 127). */
   private scales = new Float32Array(0);
-  private dots: Int8DotsFn | null = null;
+  /** Per row (after the scales): the sum of its bytes (the relaxed kernel's query offset needs it). */
+  private sums = new Int32Array(0);
+  private kernel: Int8Kernel | null = null;
   private maxima: MaximaFn | null = null;
   /** The memory's key for the scan thread (0: none yet). */
   private key = 0;
@@ -48,6 +51,7 @@ export class Int8Rows {
     this.memory = null;
     this.bytes = null;
     this.scales = new Float32Array(0);
+    this.sums = new Int32Array(0);
   }
 
   ensureCapacity(rows: number): void {
@@ -59,7 +63,7 @@ export class Int8Rows {
     if (!this.memory) {
       const shared = this.thread !== null && !this.preferJsKernel && this.createShared(pages);
       this.memory ??= new wasm.Memory({ initial: pages, maximum: MAX_PAGES });
-      this.dots = createInt8Dots(this.memory, this.preferJsKernel, shared);
+      this.kernel = createInt8Dots(this.memory, this.preferJsKernel, shared);
       this.maxima = createMaxima(this.memory, this.preferJsKernel, shared);
       if (shared) {
         this.key = nextMemoryKey++;
@@ -70,11 +74,16 @@ export class Int8Rows {
       if (pages > current) this.memory.grow(pages - current);
     }
     this.bytes = new Int8Array(this.memory.buffer);
-    // The scales move up with the larger score area (copyWithin copies overlapping ranges whole).
+    // The sums, then the scales, move up with the larger score area (copyWithin copies
+    // overlapping ranges whole; the sums first, as the scales' new place may cover their old one).
     const kept = Math.min(this.capacity, capacity);
-    const scalesAt = this.scalesOffset(capacity);
-    new Float32Array(this.memory.buffer).copyWithin(scalesAt / 4, this.scalesOffset(this.capacity) / 4, this.scalesOffset(this.capacity) / 4 + kept);
+    const words = new Int32Array(this.memory.buffer);
+    const [scalesAt, sumsAt] = [this.scalesOffset(capacity), this.sumsOffset(capacity)];
+    const [oldScalesAt, oldSumsAt] = [this.scalesOffset(this.capacity), this.sumsOffset(this.capacity)];
+    words.copyWithin(sumsAt / 4, oldSumsAt / 4, oldSumsAt / 4 + kept);
+    words.copyWithin(scalesAt / 4, oldScalesAt / 4, oldScalesAt / 4 + kept);
     this.scales = new Float32Array(this.memory.buffer, scalesAt, capacity);
+    this.sums = new Int32Array(this.memory.buffer, sumsAt, capacity);
     this.capacity = capacity;
   }
 
@@ -94,7 +103,11 @@ export class Int8Rows {
 
   /** Quantises `unit` into row `row` (capacity ensured by the caller). */
   set(row: number, unit: Float32Array): void {
-    this.scales[row] = quantise(unit, this.bytes!, this.rowOffset(row), this.strideBytes);
+    const at = this.rowOffset(row);
+    this.scales[row] = quantise(unit, this.bytes!, at, this.strideBytes);
+    let sum = 0;
+    for (let i = at; i < at + this.strideBytes; i++) sum += this.bytes![i];
+    this.sums[row] = sum;
   }
 
   /** Row `from` moves into `to` (the index keeps its rows dense). */
@@ -102,6 +115,7 @@ export class Int8Rows {
     const at = this.rowOffset(from);
     this.bytes!.copyWithin(this.rowOffset(to), at, at + this.strideBytes);
     this.scales[to] = this.scales[from];
+    this.sums[to] = this.sums[from];
   }
 
   /**
@@ -119,10 +133,10 @@ export class Int8Rows {
    */
   scoresOf(unit: Float32Array, from: number, to: number): Float32Array {
     const n = to - from;
-    // The query widened to i16 once here, so the kernel need not widen it for every row.
-    quantise(unit, new Int16Array(this.memory!.buffer, 0, this.strideBytes), 0, this.strideBytes);
+    // The query in the kernel's layout once here, so the kernel need not convert it for every row.
+    this.queryInto(unit, this.memory!.buffer, 0);
     const out = this.headerBytes() + this.capacity * this.strideBytes;
-    this.dots!(0, this.rowOffset(from), n, this.strideBytes, out, this.scalesOffset(this.capacity) + 4 * from);
+    this.kernel!.dots(0, this.rowOffset(from), n, this.strideBytes, out, this.scalesOffset(this.capacity) + 4 * from, this.sumsOffset(this.capacity) + 4 * from);
     return new Float32Array(this.memory!.buffer, out, n);
   }
 
@@ -133,8 +147,8 @@ export class Int8Rows {
    */
   threadJob(unit: Float32Array, n: number, keep: number): ScanJob | null {
     if (this.key === 0 || !this.memory) return null;
-    const query = new Int16Array(this.strideBytes);
-    quantise(unit, query, 0, this.strideBytes);
+    const query = new Uint8Array(this.queryBytes());
+    this.queryInto(unit, query.buffer, 0);
     const lane = this.laneOffset();
     return {
       memory: this.memory,
@@ -145,6 +159,7 @@ export class Int8Rows {
       keep,
       strideBytes: this.strideBytes,
       scalesAt: this.scalesOffset(this.capacity),
+      sumsAt: this.sumsOffset(this.capacity),
       laneQueryAt: lane,
       laneScoresAt: lane + this.queryBytes(),
       laneMaximaAt: lane + this.queryBytes() + 4 * LANE_ROWS,
@@ -168,7 +183,26 @@ export class Int8Rows {
     return new Float32Array(this.memory!.buffer, out, blocks);
   }
 
+  /**
+   * Writes the query for the kernel at byte `at` of `buffer`: its steps (±QUERY_STEPS) as
+   * i16, or plus QUERY_OFFSET as bytes (the relaxed kernel), zero-padded to the stride.
+   */
+  private queryInto(unit: Float32Array, buffer: ArrayBufferLike, at: number): void {
+    if (this.kernel!.query === 'i16') {
+      quantise(unit, new Int16Array(buffer, at, this.strideBytes), 0, this.strideBytes, QUERY_STEPS);
+      return;
+    }
+    const steps = new Int8Array(buffer, at, this.strideBytes);
+    quantise(unit, steps, 0, this.strideBytes, QUERY_STEPS);
+    for (let i = 0; i < steps.length; i++) steps[i] += QUERY_OFFSET;
+  }
+
   private maximaOffset(capacity: number): number {
+    return this.sumsOffset(capacity) + 4 * capacity;
+  }
+
+  /** Where the row byte sums start in a memory laid out for `capacity` rows (after the scales). */
+  private sumsOffset(capacity: number): number {
     return this.scalesOffset(capacity) + 4 * capacity;
   }
 
@@ -198,16 +232,16 @@ export class Int8Rows {
 }
 
 /**
- * Writes `v` as steps of max|v|/127 at `at` (zero-padded to `stride`), returning the value of
- * one step: int8 rows, and the query in the same steps held as i16.
+ * Writes `v` as steps of max|v|/`steps` at `at` (zero-padded to `stride`), returning the value
+ * of one step: int8 rows in ±127 steps, the query in ±QUERY_STEPS.
  */
-function quantise(v: Float32Array, bytes: Int8Array | Int16Array, at: number, stride: number): number {
+function quantise(v: Float32Array, bytes: Int8Array | Int16Array, at: number, stride: number, steps = INT8_MAX): number {
   let max = 0;
   for (let i = 0; i < v.length; i++) {
     const a = Math.abs(v[i]);
     if (a > max) max = a;
   }
-  const step = max > 0 ? max / INT8_MAX : 1;
+  const step = max > 0 ? max / steps : 1;
   for (let i = 0; i < v.length; i++) bytes[at + i] = Math.round(v[i] / step);
   bytes.fill(0, at + v.length, at + stride);
   return step;

@@ -27,14 +27,16 @@ export interface ScanJob {
   memory: WasmMemory;
   /** Identifies `memory` to the thread (it keeps one kernel instance per memory). */
   key: number;
-  /** The query quantised to the rows' steps, as i16 (strideBytes values). */
-  query: Int16Array;
+  /** The query as the kernel reads it (dot-kernel.ts Int8QueryLayout), copied into the lane as is. */
+  query: Uint8Array;
   rowsAt: number;
   rows: number;
   /** How many best rows the caller will keep (the floor is the keep-th best block maximum). */
   keep: number;
   strideBytes: number;
   scalesAt: number;
+  /** The rows' byte sums (the relaxed kernel's offset correction). */
+  sumsAt: number;
   laneQueryAt: number;
   laneScoresAt: number;
   laneMaximaAt: number;
@@ -56,29 +58,43 @@ const { parentPort, workerData } = require('node:worker_threads');
 const BLOCK = ${SCORE_BLOCK_ROWS};
 const kthLargest = ${kthLargest.toString()};
 const kernels = new Map();
+// Scratch reused by every scan: a fresh 40 kB array per 10k-row scan cost more than the
+// selection itself (allocation, zeroing, its collection later). Grown, never shrunk.
+let scores = new Float32Array(0);
+let maxima = new Float32Array(0);
+let kept = new Int32Array(0);
 function scan(k, m) {
-  new Int16Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
-  const scores = new Float32Array(m.rows);
+  new Uint8Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
   const blocks = Math.floor(m.rows / BLOCK);
-  const maxima = new Float32Array(blocks);
+  if (scores.length < m.rows) scores = new Float32Array(m.rows);
+  if (maxima.length < blocks) maxima = new Float32Array(blocks);
   for (let from = 0; from < m.rows; from += m.laneRows) {
     const n = Math.min(m.laneRows, m.rows - from);
-    k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from);
+    k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from, m.sumsAt + 4 * from);
     scores.set(new Float32Array(k.memory.buffer, m.laneScoresAt, n), from);
     k.maxima(m.laneScoresAt, Math.floor(n / BLOCK), m.laneMaximaAt);
     maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, Math.floor(n / BLOCK)), from / BLOCK);
   }
   // selectTopByBlocks' floor, by its own function.
   const floor = blocks >= m.keep ? kthLargest(maxima, blocks, m.keep) : -Infinity;
-  const rows = [];
+  let count = 0;
+  const keep = (r) => {
+    if (count === kept.length) {
+      const grown = new Int32Array(Math.max(256, 2 * count));
+      grown.set(kept);
+      kept = grown;
+    }
+    kept[count++] = r;
+  };
   for (let b = 0; b < blocks; b++) {
     if (maxima[b] < floor) continue;
-    for (let r = b * BLOCK; r < (b + 1) * BLOCK; r++) if (scores[r] >= floor) rows.push(r);
+    for (let r = b * BLOCK; r < (b + 1) * BLOCK; r++) if (scores[r] >= floor) keep(r);
   }
-  for (let r = blocks * BLOCK; r < m.rows; r++) if (scores[r] >= floor) rows.push(r);
-  const kept = Int32Array.from(rows);
-  const keptScores = Float32Array.from(rows, (r) => scores[r]);
-  parentPort.postMessage({ id: m.id, floor, rows: kept, scores: keptScores }, [kept.buffer, keptScores.buffer]);
+  for (let r = blocks * BLOCK; r < m.rows; r++) if (scores[r] >= floor) keep(r);
+  const rows = kept.slice(0, count);
+  const rowScores = new Float32Array(count);
+  for (let i = 0; i < count; i++) rowScores[i] = scores[rows[i]];
+  parentPort.postMessage({ id: m.id, floor, rows, scores: rowScores }, [rows.buffer, rowScores.buffer]);
 }
 parentPort.on('message', (m) => {
   if (m.type === 'drop') { kernels.delete(m.key); return; }
