@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { scrubSecretText } from '../../core/secret-scrub.js';
+import { batchedStderr } from './turn-batch.js';
 
 /**
  * The process logger: pino, writing JSON lines (SERVICE_JSON_LOGS=true) or one readable line
@@ -42,7 +43,8 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
 }
 
 export function createLogger(opts: LoggerOptions): AppLogger {
-  const target = opts.destination ?? process.stderr;
+  // stderr through the turn batch (turn-batch.ts); a given destination (tests) gets each line at once.
+  const target = opts.destination ?? batchedStderr();
   const secrets = opts.secrets ?? [];
   // Last line of defence: field names are scrubbed above, but a secret can also hide in a
   // message or an error's text (a provider echoing the key), so every finished line is scrubbed.
