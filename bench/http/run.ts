@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
+import { relaxedInt8Works } from '../../src/adapters/storage/json/dot-kernel.js';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { corpusTasks } from '../corpora.js';
@@ -105,6 +106,7 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
     'Agent memory service HTTP benchmark (autocannon on the same machine as the server)',
     `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     `model: ${o.modelPath}`,
+    `JSON store int8 scan kernel (this node): ${int8KernelName()}`,
     `${o.duration} s per run; distinct tasks per request (${o.corpus} corpus); dev auth; rate limits raised; seed ${o.seed}`,
     "x version: req/s over GET /v1/version's at the same storage, size and connections (the ratio is what compares across noisy runs)",
     'cpu ms/req: user+system CPU of the server and its workers (/proc/<pid>/stat) per answered request',
@@ -121,4 +123,9 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<number> {
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   if (failed.length > 0) log(`${failed.length} run(s) had non-2xx answers or errors`);
   return failed.length > 0 ? 1 : 0;
+}
+
+/** The int8 kernel a JSON server on this node picks (the same detection runs in the server). */
+function int8KernelName(): string {
+  return relaxedInt8Works() ? 'relaxed SIMD' : 'plain SIMD (JavaScript where WebAssembly SIMD is missing)';
 }
