@@ -84,6 +84,23 @@ export function repositoryContract(current: () => Storage): void {
       expect((await storage.evals.recent(SCOPE_A, [pid(1)], 2)).get(pid(1))).toEqual([2, 8]);
       expect((await storage.evals.recent(SCOPE_A, [], 5)).size).toBe(0);
     });
+
+    it('recent orders by the observation time, not by arrival (an import adds older ones later)', async () => {
+      await storage.patterns.insert(SCOPE_A, makePattern(1), vec(1));
+      for (const [s, t] of [[1, 200], [2, 100], [3, 300], [4, 150]]) await storage.evals.add(SCOPE_A, pid(1), s, at(t));
+      expect((await storage.evals.recent(SCOPE_A, [pid(1)], 5)).get(pid(1))).toEqual([3, 1, 4, 2]);
+      expect((await storage.evals.recent(SCOPE_A, [pid(1)], 2)).get(pid(1))).toEqual([3, 1]);
+      // Asked twice, the same answer (nothing handed out is shared with the store).
+      (await storage.evals.recent(SCOPE_A, [pid(1)], 5)).get(pid(1))!.reverse();
+      expect((await storage.evals.recent(SCOPE_A, [pid(1)], 5)).get(pid(1))).toEqual([3, 1, 4, 2]);
+    });
+
+    it('recent gives the newest 50 of more observations, newest first', async () => {
+      await storage.patterns.insert(SCOPE_A, makePattern(1), vec(1));
+      for (let i = 0; i < 60; i++) await storage.evals.add(SCOPE_A, pid(1), i / 10, at(100 + i));
+      const newest = Array.from({ length: 50 }, (_, i) => (59 - i) / 10);
+      expect((await storage.evals.recent(SCOPE_A, [pid(1)], 50)).get(pid(1))).toEqual(newest);
+    });
   });
 
   describe('feedback', () => {
