@@ -46,6 +46,29 @@ describe('JSON keyword index: cached BM25 contributions', () => {
     }
   });
 
+  it("stats: one query's repeated asks share one answer until the index changes, then get the new figures", () => {
+    const docs = new Map(TASKS.map((t, i) => [`p${i}`, t]));
+    const index = fresh(docs);
+    const terms = distinctTerms('parse csv json logs');
+    const first = index.stats(terms);
+    expect(index.stats(terms)).toBe(first);
+    // Another array of the same terms is worked out again (same figures).
+    expect(index.stats([...terms])).not.toBe(first);
+    expect(index.stats([...terms])).toEqual(first);
+    const changes: [string, string | null][] = [['p8', 'parse csv quickly'], ['p1', null], ['p3', 'parse json logs'], ['p3', 'json only']];
+    for (const [id, task] of changes) {
+      index.stats(terms);
+      if (task === null) {
+        index.remove(id);
+        docs.delete(id);
+      } else {
+        index.set(id, task);
+        docs.set(id, task);
+      }
+      expect(index.stats(terms)).toEqual(fresh(docs).stats(terms));
+    }
+  });
+
   it('scores each hit with BM25 over the selective query terms', () => {
     const docs = new Map(TASKS.map((t, i) => [`p${i}`, t]));
     const index = fresh(docs);

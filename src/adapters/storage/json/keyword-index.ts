@@ -72,6 +72,8 @@ export class KeywordIndex {
   private touched = new Int32Array(256);
   /** Bumped by every change: a posting's cached contributions are valid for one generation. */
   private generation = 0;
+  /** The last `stats` answer, for the same query's next ask (valid for its generation). */
+  private lastStats: { terms: readonly string[]; generation: number; stats: Bm25Stats } | null = null;
 
   get docs(): number {
     return this.slotOf.size;
@@ -117,11 +119,19 @@ export class KeywordIndex {
     this.freeSlots.push(slot);
   }
 
-  /** Project figures for BM25 with the document frequencies of `terms`. */
+  /**
+   * Project figures for BM25 with the document frequencies of `terms` (read-only: the same
+   * object is handed to every caller asking with the same `terms` array while the index is
+   * unchanged, as a hybrid recall does up to three times).
+   */
   stats(terms: readonly string[]): Bm25Stats {
+    const last = this.lastStats;
+    if (last !== null && last.terms === terms && last.generation === this.generation) return last.stats;
     const df = new Map<string, number>();
     for (const t of terms) df.set(t, this.postings.get(t)?.size ?? 0);
-    return { docs: this.docs, totalTerms: this.totalTerms, df };
+    const stats = { docs: this.docs, totalTerms: this.totalTerms, df };
+    this.lastStats = { terms, generation: this.generation, stats };
+    return stats;
   }
 
   /**

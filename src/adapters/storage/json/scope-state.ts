@@ -56,7 +56,10 @@ export class ScopeState {
   apply(op: JournalOp, unitVector?: Float32Array | string): void {
     switch (op.op) {
       case 'put': {
-        const rec = { ...op.p };
+        // A rewritten pattern keeps its first id string, and evals are keyed by it too: the maps
+        // recall reads per candidate then find their key by identity, not by comparing text.
+        const known = this.patterns.get(op.p.id);
+        const rec = known ? { ...op.p, id: known.id } : { ...op.p };
         this.patterns.set(rec.id, rec);
         this.keywords.set(rec.id, rec.task);
         if (unitVector !== undefined) this.setVector(rec.id, rec, unitVector);
@@ -93,9 +96,11 @@ export class ScopeState {
           this.index.setItem(id, rec);
         }
         return;
-      case 'eval':
-        if (this.patterns.has(op.id)) this.addEval(op.id, op.s, op.at);
+      case 'eval': {
+        const rec = this.patterns.get(op.id);
+        if (rec) this.addEval(rec.id, op.s, op.at);
         return;
+      }
       case 'fb':
         for (const c of op.c) this.feedback.set(c.id, { ...c, tasks: [...c.tasks] });
         return;
