@@ -166,6 +166,29 @@ describe('JSON vector index (int8 candidates, exact re-score)', () => {
   });
 });
 
+describe('JSON vector index: int8 rows through growth and moves', () => {
+  it('every kernel scores the rows alike after the memory grew several times and rows moved into holes (scales and byte sums kept in step)', () => {
+    const vectors = clustered(1_500, 20, 0.05, 14);
+    const rows = (preferJs: boolean) => {
+      const r = new Int8Rows(preferJs);
+      r.reshape(DIM);
+      let capacity = 0;
+      vectors.forEach((v, i) => {
+        // Grown as the index grows it: doubling, so the scales and sums move up each time.
+        if (i >= capacity) r.ensureCapacity((capacity = Math.max(64, 2 * capacity)));
+        r.set(i, v);
+      });
+      // Rows moved into holes, as deletions do.
+      for (const [from, to] of [[1_499, 3], [1_498, 700], [1_497, 0]]) r.move(from, to);
+      return r;
+    };
+    const [wasm, js] = [rows(false), rows(true)];
+    for (const q of clustered(4, 20, 0.05, 15)) {
+      expect(Array.from(wasm.scores(q, 1_497))).toEqual(Array.from(js.scores(q, 1_497)));
+    }
+  });
+});
+
 describe('JSON vector index: writes while a sliced search is handed back', () => {
   const id = (i: number) => `p${String(i).padStart(6, '0')}`;
 
