@@ -414,8 +414,13 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     page.setDefaultTimeout(60_000);
     try {
       await page.goto(`${server.url}/console#/pattern/${encodeURIComponent(key)}`);
-      await page.getByLabel('API key', { exact: true }).waitFor();
-      await page.keyboard.type(admin.secret); // the key field has the focus
+      const field = page.getByLabel('API key', { exact: true });
+      await field.waitFor();
+      // The form focuses its key field itself (autofocus, which the browser applies at its next
+      // rendering update, a moment after the field shows): type once it has, as a user would.
+      // Typing at once lost the keys on a busy machine (CI: the sign-in never happened).
+      await page.waitForFunction((el) => el === el?.ownerDocument.activeElement, await field.elementHandle());
+      await page.keyboard.type(admin.secret);
       await page.keyboard.press('Enter');
       const remove = page.getByRole('button', { name: 'Delete pattern…' });
       await remove.waitFor();
