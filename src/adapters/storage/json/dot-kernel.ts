@@ -189,7 +189,11 @@ function int8KernelBytes(shared = false): Uint8Array {
   return moduleBytes(body, 2, 6, shared);
 }
 
-/** i16x8.relaxed_dot_i8x16_i7x16_s: one pmaddubsw on x64, where the plain path needs four instructions. */
+/**
+ * i16x8.relaxed_dot_i8x16_i7x16_s: 16 byte products summed in pairs in one instruction
+ * (pmaddubsw on x64), where the plain kernel widens each half of the row to 16 bits first and
+ * multiplies the halves separately.
+ */
 const I16X8_RELAXED_DOT_I8X16_I7X16_S = simd(0x112);
 const I32X4_EXTADD_PAIRWISE_I16X8_S = simd(0x7e);
 const I32_LOAD = [0x28, 2, 0];
