@@ -75,18 +75,24 @@ const ROWS_PER_STEP = 32;
 vi.mock('../../src/adapters/storage/json/dot-kernel.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/adapters/storage/json/dot-kernel.js')>();
   type Dots = ReturnType<typeof real.createDots>;
-  type Int8Dots = ReturnType<typeof real.createInt8Dots>['dots']; // the float kernel's, plus row scales and sums
   const countedDots = (dots: Dots): Dots => (q, m, n, strideBytes, out) => {
     step(1 + n / ROWS_PER_STEP);
     dots(q, m, n, strideBytes, out);
   };
+  return {
+    ...real,
+    createDots: (...args: Parameters<typeof real.createDots>) => countedDots(real.createDots(...args)),
+  };
+});
+vi.mock('../../src/adapters/storage/json/int8-kernel.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/int8-kernel.js')>();
+  type Int8Dots = ReturnType<typeof real.createInt8Dots>['dots']; // the float kernel's, plus row scales and sums
   const countedInt8Dots = (dots: Int8Dots): Int8Dots => (q, m, n, strideBytes, out, scales, sums) => {
     step(1 + n / ROWS_PER_STEP);
     dots(q, m, n, strideBytes, out, scales, sums);
   };
   return {
     ...real,
-    createDots: (...args: Parameters<typeof real.createDots>) => countedDots(real.createDots(...args)),
     createInt8Dots: (...args: Parameters<typeof real.createInt8Dots>) => {
       const kernel = real.createInt8Dots(...args);
       return { ...kernel, dots: countedInt8Dots(kernel.dots) };

@@ -6,11 +6,10 @@ import {
   QUERY_OFFSET,
   QUERY_STEPS,
   relaxedInt8Works,
-  wasm,
   type Int8DotsFn,
   type Int8QueryLayout,
-  type WasmMemory,
-} from '../../src/adapters/storage/json/dot-kernel.js';
+} from '../../src/adapters/storage/json/int8-kernel.js';
+import { wasm, type WasmMemory } from '../../src/adapters/storage/json/dot-kernel.js';
 
 /** A seeded generator (the test's data must not change between runs). */
 function seeded(seed: number): () => number {

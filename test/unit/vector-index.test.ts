@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
 import { defaultScanThread, ScanThread } from '../../src/adapters/storage/json/scan-thread.js';
-import { sharedInt8Modules } from '../../src/adapters/storage/json/dot-kernel.js';
+import { sharedInt8Modules } from '../../src/adapters/storage/json/int8-kernel.js';
 import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
 import { WorkBudget } from '../../src/core/slices.js';
 

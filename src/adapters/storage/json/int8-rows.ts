@@ -1,4 +1,5 @@
-import { createInt8Dots, createMaxima, INT8_STRIDE_ALIGN_BYTES, MAX_MEMORY_PAGES, QUERY_OFFSET, QUERY_STEPS, wasm, type Int8Kernel, type MaximaFn, type WasmMemory } from './dot-kernel.js';
+import { createMaxima, MAX_MEMORY_PAGES, wasm, type MaximaFn, type WasmMemory } from './dot-kernel.js';
+import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES, QUERY_OFFSET, QUERY_STEPS, type Int8Kernel } from './int8-kernel.js';
 import { SCORE_BLOCK_ROWS } from './row-selection.js';
 import type { ScanJob, ScanThread } from './scan-thread.js';
 

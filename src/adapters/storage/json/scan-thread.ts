@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { sharedInt8Modules, type WasmMemory } from './dot-kernel.js';
+import type { WasmMemory } from './dot-kernel.js';
+import { sharedInt8Modules } from './int8-kernel.js';
 import { kthLargest, SCORE_BLOCK_ROWS } from './row-selection.js';
 
 /**
