@@ -21,6 +21,17 @@ function fresh(docs: Map<string, string>): KeywordIndex {
   return index;
 }
 
+/** A learn (text) or a delete (null), made to the index and to the texts it should hold. */
+function applyChange(index: KeywordIndex, docs: Map<string, string>, id: string, task: string | null): void {
+  if (task === null) {
+    index.remove(id);
+    docs.delete(id);
+  } else {
+    index.set(id, task);
+    docs.set(id, task);
+  }
+}
+
 function answers(index: KeywordIndex): unknown[] {
   return QUERIES.map((q) => index.top(distinctTerms(q), 3));
 }
@@ -35,13 +46,7 @@ describe('JSON keyword index: cached BM25 contributions', () => {
     expect(answers(index)).toEqual(answers(fresh(docs)));
     for (const [id, task] of changes) {
       answers(index); // fills the cache before the change
-      if (task === null) {
-        index.remove(id);
-        docs.delete(id);
-      } else {
-        index.set(id, task);
-        docs.set(id, task);
-      }
+      applyChange(index, docs, id, task);
       expect(answers(index)).toEqual(answers(fresh(docs)));
     }
   });
@@ -58,13 +63,7 @@ describe('JSON keyword index: cached BM25 contributions', () => {
     const changes: [string, string | null][] = [['p8', 'parse csv quickly'], ['p1', null], ['p3', 'parse json logs'], ['p3', 'json only']];
     for (const [id, task] of changes) {
       index.stats(terms);
-      if (task === null) {
-        index.remove(id);
-        docs.delete(id);
-      } else {
-        index.set(id, task);
-        docs.set(id, task);
-      }
+      applyChange(index, docs, id, task);
       expect(index.stats(terms)).toEqual(fresh(docs).stats(terms));
     }
   });
