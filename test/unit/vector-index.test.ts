@@ -417,6 +417,36 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
     });
   });
 
+  it('an answer with more rows than a slot holds, or a query longer than it holds: the search runs on the main thread', async () => {
+    const index = filled(clustered(3_000, 30, 0.03, 54));
+    const q = clustered(1, 30, 0.03, 55)[0];
+    // 384 dimensions: a query of 768 bytes (room for i16); at least 64 rows reach the floor.
+    for (const limits of [{ queryBytes: 8192, rows: 16 }, { queryBytes: 767, rows: 4096 }]) {
+      await withThread(new CountingThread(modules!, undefined, limits), async (thread) => {
+        const threaded = filled(clustered(3_000, 30, 0.03, 54), false, thread);
+        expect(await threaded.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
+        expect(thread.answers).toBe(0);
+      });
+    }
+    await withThread(new CountingThread(modules!, undefined, { queryBytes: 768, rows: 4096 }), async (thread) => {
+      const threaded = filled(clustered(3_000, 30, 0.03, 54), false, thread);
+      expect(await threaded.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
+      expect(thread.answers).toBe(1);
+    });
+  });
+
+  it('more searches at once than it has slots: the rest run on the main thread, and the slots serve again', async () => {
+    await withThread(new CountingThread(modules!), async (thread) => {
+      const index = filled(clustered(3_000, 30, 0.03, 56), false, thread);
+      const queries = clustered(80, 30, 0.03, 57);
+      const hits = await Promise.all(queries.map((q) => index.searchInSlices(q, 10, undefined, budget())));
+      expect(hits).toEqual(queries.map((q) => index.search(q, 10)));
+      expect(thread.answers).toBe(64);
+      expect(await Promise.all(queries.slice(0, 64).map((q) => index.searchInSlices(q, 10, undefined, budget())))).toEqual(hits.slice(0, 64));
+      expect(thread.answers).toBe(128);
+    });
+  });
+
   it('a thread that cannot run a scan answers null and the search still answers', async () => {
     // Kernels that do not fit the memory: instantiating them in the thread throws.
     await withThread(new CountingThread({ dots: modules!.maxima, maxima: {} }), async (broken) => {

@@ -148,13 +148,12 @@ export class Int8Rows {
    */
   threadJob(unit: Float32Array, n: number, keep: number): ScanJob | null {
     if (this.key === 0 || !this.memory) return null;
-    const query = new Uint8Array(this.queryBytes());
-    this.queryInto(unit, query.buffer, 0);
     const lane = this.laneOffset();
     return {
       memory: this.memory,
       key: this.key,
-      query,
+      queryBytes: this.queryBytes(),
+      writeQuery: (buffer, at) => this.queryInto(unit, buffer, at),
       rowsAt: this.rowOffset(0),
       rows: n,
       keep,

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { WasmMemory } from './dot-kernel.js';
 import { sharedInt8Modules } from './int8-kernel.js';
 import { kthLargest, SCORE_BLOCK_ROWS } from './row-selection.js';
+import { DEFAULT_SLOT_LIMITS, Slot, SLOT_FIELD, SLOT_FLOOR_AT, SLOT_QUERY_AT, SLOT_STATUS, slotLayout, SlotPool, type SlotLimits } from './scan-slots.js';
 
 /**
  * A second thread for the JSON store's int8 vector scans (Int8Rows), so that on a machine
@@ -12,14 +13,14 @@ import { kthLargest, SCORE_BLOCK_ROWS } from './row-selection.js';
  *
  * The rows stay where they are: Int8Rows keeps them in a shared WebAssembly memory, which
  * the thread maps once per memory. The thread scores the rows into a lane of that memory
- * that nothing else writes (Int8Rows' layout), in chunks of the lane's size, and posts back
+ * that nothing else writes (Int8Rows' layout), in chunks of the lane's size, and answers
  * only the rows that can be among the `keep` best: those at or above the floor of
  * row-selection.ts selectTopByBlocks (the keep-th best block maximum), with their scores. The
  * caller makes the same choice among them as selectTopByBlocks would among all rows (ties
  * go to the smaller id, which only the caller knows). It reads rows the main thread may be
  * writing meanwhile: the caller (VectorIndex) discards an answer when its rows changed
  * between the request and the answer, and searches on the main thread instead, so a torn
- * read is never used.
+ * read is never used. Jobs and answers pass through shared slots (scan-slots.ts).
  *
  * A fault of the thread (it exits, throws, or cannot start) never fails a search: pending
  * and later requests answer null and the caller scans on the main thread.
@@ -28,8 +29,10 @@ export interface ScanJob {
   memory: WasmMemory;
   /** Identifies `memory` to the thread (it keeps one kernel instance per memory). */
   key: number;
-  /** The query as the kernel reads it (dot-kernel.ts Int8QueryLayout), copied into the lane as is. */
-  query: Uint8Array;
+  /** The query's length in bytes as the kernel reads it (dot-kernel.ts Int8QueryLayout). */
+  queryBytes: number;
+  /** Writes the query in that layout at byte `at` of `buffer` (the thread copies it into the lane as is). */
+  writeQuery(buffer: SharedArrayBuffer, at: number): void;
   rowsAt: number;
   rows: number;
   /** How many best rows the caller will keep (the floor is the keep-th best block maximum). */
@@ -53,66 +56,102 @@ export interface ScanResult {
   scores: Float32Array;
 }
 
-/** The thread's code: plain JavaScript, evaluated as the worker's script (no file to find after bundling). */
+/** The job's fields the thread reads from the slot's header, in SLOT_FIELD's names. */
+const JOB_FIELDS = ['key', 'rowsAt', 'rows', 'keep', 'strideBytes', 'scalesAt', 'sumsAt', 'laneQueryAt', 'laneScoresAt', 'laneMaximaAt', 'laneRows', 'queryBytes'] as const;
+
+/**
+ * The thread's code: plain JavaScript, evaluated as the worker's script (no file to find after
+ * bundling). A number from the main thread is a slot's index: the thread runs the slot's job,
+ * writes its answer there and posts the job's id back. Objects announce a slot's memory, a
+ * WebAssembly memory by its key, or that a memory is gone.
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const BLOCK = ${SCORE_BLOCK_ROWS};
+const F = ${JSON.stringify(SLOT_FIELD)};
+const STATUS = ${JSON.stringify(SLOT_STATUS)};
 const kthLargest = ${kthLargest.toString()};
+const { limits, layout } = workerData;
+const memories = new Map();
 const kernels = new Map();
+const slots = [];
 // Scratch reused by every scan: a fresh 40 kB array per 10k-row scan cost more than the
 // selection itself (allocation, zeroing, its collection later). Grown, never shrunk.
 let scores = new Float32Array(0);
 let maxima = new Float32Array(0);
-let kept = new Int32Array(0);
-function scan(k, m) {
-  new Uint8Array(k.memory.buffer, m.laneQueryAt, m.query.length).set(m.query);
-  const blocks = Math.floor(m.rows / BLOCK);
-  if (scores.length < m.rows) scores = new Float32Array(m.rows);
+function slotViews(buffer) {
+  return {
+    header: new Int32Array(buffer, 0, ${SLOT_QUERY_AT / 4}),
+    floor: new Float64Array(buffer, ${SLOT_FLOOR_AT}, 1),
+    query: new Uint8Array(buffer, ${SLOT_QUERY_AT}, limits.queryBytes),
+    rows: new Int32Array(buffer, layout.rowsAt, limits.rows),
+    scores: new Float32Array(buffer, layout.scoresAt, limits.rows),
+  };
+}
+function kernelOf(key) {
+  let k = kernels.get(key);
+  if (k) return k;
+  const memory = memories.get(key);
+  if (!memory) throw new Error('no memory of key ' + key);
+  const env = { env: { mem: memory } };
+  k = {
+    memory,
+    dots: new WebAssembly.Instance(workerData.dots, env).exports.dots,
+    maxima: new WebAssembly.Instance(workerData.maxima, env).exports.dots,
+  };
+  kernels.set(key, k);
+  return k;
+}
+function scan(slot) {
+  const h = slot.header;
+  const k = kernelOf(h[F.key]);
+  const n = h[F.rows], laneRows = h[F.laneRows], stride = h[F.strideBytes], keepBest = h[F.keep];
+  const laneScoresAt = h[F.laneScoresAt], laneMaximaAt = h[F.laneMaximaAt];
+  new Uint8Array(k.memory.buffer, h[F.laneQueryAt], h[F.queryBytes]).set(slot.query.subarray(0, h[F.queryBytes]));
+  const blocks = Math.floor(n / BLOCK);
+  if (scores.length < n) scores = new Float32Array(n);
   if (maxima.length < blocks) maxima = new Float32Array(blocks);
-  for (let from = 0; from < m.rows; from += m.laneRows) {
-    const n = Math.min(m.laneRows, m.rows - from);
-    k.dots(m.laneQueryAt, m.rowsAt + from * m.strideBytes, n, m.strideBytes, m.laneScoresAt, m.scalesAt + 4 * from, m.sumsAt + 4 * from);
-    scores.set(new Float32Array(k.memory.buffer, m.laneScoresAt, n), from);
-    k.maxima(m.laneScoresAt, Math.floor(n / BLOCK), m.laneMaximaAt);
-    maxima.set(new Float32Array(k.memory.buffer, m.laneMaximaAt, Math.floor(n / BLOCK)), from / BLOCK);
+  for (let from = 0; from < n; from += laneRows) {
+    const m = Math.min(laneRows, n - from);
+    k.dots(h[F.laneQueryAt], h[F.rowsAt] + from * stride, m, stride, laneScoresAt, h[F.scalesAt] + 4 * from, h[F.sumsAt] + 4 * from);
+    scores.set(new Float32Array(k.memory.buffer, laneScoresAt, m), from);
+    k.maxima(laneScoresAt, Math.floor(m / BLOCK), laneMaximaAt);
+    maxima.set(new Float32Array(k.memory.buffer, laneMaximaAt, Math.floor(m / BLOCK)), from / BLOCK);
   }
   // selectTopByBlocks' floor, by its own function.
-  const floor = blocks >= m.keep ? kthLargest(maxima, blocks, m.keep) : -Infinity;
+  const floor = blocks >= keepBest ? kthLargest(maxima, blocks, keepBest) : -Infinity;
+  const rows = slot.rows, rowScores = slot.scores;
   let count = 0;
-  const keep = (r) => {
-    if (count === kept.length) {
-      const grown = new Int32Array(Math.max(256, 2 * count));
-      grown.set(kept);
-      kept = grown;
+  for (let b = 0; b <= blocks; b++) {
+    if (b < blocks && maxima[b] < floor) continue;
+    const end = b < blocks ? (b + 1) * BLOCK : n;
+    for (let r = b * BLOCK; r < end; r++) {
+      if (!(scores[r] >= floor)) continue;
+      if (count === limits.rows) return STATUS.overflow;
+      rows[count] = r;
+      rowScores[count++] = scores[r];
     }
-    kept[count++] = r;
-  };
-  for (let b = 0; b < blocks; b++) {
-    if (maxima[b] < floor) continue;
-    for (let r = b * BLOCK; r < (b + 1) * BLOCK; r++) if (scores[r] >= floor) keep(r);
   }
-  for (let r = blocks * BLOCK; r < m.rows; r++) if (scores[r] >= floor) keep(r);
-  const rows = kept.slice(0, count);
-  const rowScores = new Float32Array(count);
-  for (let i = 0; i < count; i++) rowScores[i] = scores[rows[i]];
-  parentPort.postMessage({ id: m.id, floor, rows, scores: rowScores }, [rows.buffer, rowScores.buffer]);
+  h[F.count] = count;
+  slot.floor[0] = floor;
+  return STATUS.done;
 }
 parentPort.on('message', (m) => {
-  if (m.type === 'drop') { kernels.delete(m.key); return; }
-  try {
-    let k = kernels.get(m.key);
-    if (!k) {
-      const env = { env: { mem: m.memory } };
-      k = {
-        memory: m.memory,
-        dots: new WebAssembly.Instance(workerData.dots, env).exports.dots,
-        maxima: new WebAssembly.Instance(workerData.maxima, env).exports.dots,
-      };
-      kernels.set(m.key, k);
-    }
-    scan(k, m);
-  } catch (err) {
-    parentPort.postMessage({ id: m.id, error: String(err && err.message || err) });
+  if (typeof m === 'number') {
+    const slot = slots[m];
+    let status = STATUS.failed;
+    try {
+      status = scan(slot);
+    } catch {}
+    slot.header[F.status] = status;
+    parentPort.postMessage(slot.header[F.id]);
+  } else if (m.type === 'slot') {
+    slots[m.index] = slotViews(m.buffer);
+  } else if (m.type === 'memory') {
+    memories.set(m.key, m.memory);
+  } else if (m.type === 'drop') {
+    memories.delete(m.key);
+    kernels.delete(m.key);
   }
 });
 `;
@@ -127,19 +166,22 @@ const LOAD_WINDOW_MS = 50;
 /** Restarts after the thread died; past this many, scans stay on the main thread. */
 const MAX_STARTS = 3;
 
-interface Answer {
-  id: number;
-  floor?: number;
-  rows?: Int32Array;
-  scores?: Float32Array;
-  error?: string;
+/** Scans under way at once at most (one a slot); past it a scan stays on the main thread. */
+const MAX_SLOTS = 64;
+
+interface Pending {
+  slot: Slot;
+  pool: SlotPool;
+  resolve: (result: ScanResult | null) => void;
 }
 
 export class ScanThread {
   private worker: Worker | null = null;
+  /** The current worker's slots (a restarted worker gets new ones). */
+  private slots: SlotPool | null = null;
   private starts = 0;
   private nextId = 1;
-  private readonly pending = new Map<number, (result: ScanResult | null) => void>();
+  private readonly pending = new Map<number, Pending>();
   /** Memory keys the current worker has been sent. */
   private readonly known = new Set<number>();
 
@@ -149,6 +191,7 @@ export class ScanThread {
   constructor(
     private readonly modules: { dots: object; maxima: object },
     private readonly now: () => number = () => performance.now(),
+    private readonly limits: SlotLimits = DEFAULT_SLOT_LIMITS,
   ) {}
 
   /**
@@ -171,23 +214,39 @@ export class ScanThread {
     return now - this.overlappedAt < LOAD_WINDOW_MS;
   }
 
-  /** The rows of the job that can be among its `keep` best, or null when the thread could not give them. */
+  /**
+   * The rows of the job that can be among its `keep` best, or null when the thread could not
+   * give them: no thread, every slot taken, a query longer than a slot holds, more rows at the
+   * floor than a slot holds, or the scan failed.
+   */
   scan(job: ScanJob): Promise<ScanResult | null> {
+    if (job.queryBytes > this.limits.queryBytes) return Promise.resolve(null);
     const worker = this.running();
-    if (!worker) return Promise.resolve(null);
+    const pool = this.slots;
+    const taken = worker && pool ? pool.acquire() : null;
+    if (!worker || !pool || !taken) return Promise.resolve(null);
+    const { slot, fresh } = taken;
     const id = this.nextId++;
-    const { memory, key, ...rest } = job;
-    const first = !this.known.has(key);
-    this.known.add(key);
+    const header = slot.header;
+    header[SLOT_FIELD.id] = id;
+    for (const field of JOB_FIELDS) header[SLOT_FIELD[field]] = job[field];
+    header[SLOT_FIELD.status] = SLOT_STATUS.pending;
+    job.writeQuery(slot.buffer, SLOT_QUERY_AT);
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      this.pending.set(id, { slot, pool, resolve });
       // Held while a request waits, so a command whose only work left is this scan does not exit.
       worker.ref();
       try {
-        worker.postMessage({ ...rest, id, key, memory: first ? memory : undefined });
+        if (fresh) worker.postMessage({ type: 'slot', index: slot.index, buffer: slot.buffer });
+        if (!this.known.has(job.key)) {
+          worker.postMessage({ type: 'memory', key: job.key, memory: job.memory });
+          this.known.add(job.key);
+        }
+        worker.postMessage(slot.index);
       } catch {
-        this.known.delete(key);
-        this.answered({ id });
+        // The worker may now lack a slot or a memory it will be asked for: start afresh.
+        this.lost(worker);
+        void worker.terminate();
       }
     });
   }
@@ -207,6 +266,7 @@ export class ScanThread {
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
+    this.slots = null;
     this.settleAll();
     if (worker) await worker.terminate();
   }
@@ -216,13 +276,16 @@ export class ScanThread {
     if (this.starts >= MAX_STARTS) return null;
     this.starts++;
     try {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.modules });
+      const { rowsAt, scoresAt } = slotLayout(this.limits);
+      const workerData = { ...this.modules, limits: this.limits, layout: { rowsAt, scoresAt } };
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
       worker.unref();
-      worker.on('message', (answer: Answer) => this.answered(answer));
+      worker.on('message', (id: number) => this.answered(id));
       // An error ends the worker ('exit' follows); either way its pending requests answer null.
       worker.on('error', () => this.lost(worker));
       worker.on('exit', () => this.lost(worker));
       this.worker = worker;
+      this.slots = new SlotPool(this.limits, MAX_SLOTS);
       this.known.clear();
       return worker;
     } catch {
@@ -230,24 +293,33 @@ export class ScanThread {
     }
   }
 
-  private answered(answer: Answer): void {
-    const resolve = this.pending.get(answer.id);
-    if (!resolve) return;
-    this.pending.delete(answer.id);
+  private answered(id: number): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.pending.delete(id);
     if (this.pending.size === 0) this.worker?.unref();
-    resolve(answer.rows && answer.scores && answer.floor !== undefined ? { floor: answer.floor, rows: answer.rows, scores: answer.scores } : null);
+    const { slot, pool, resolve } = entry;
+    const header = slot.header;
+    // Copied out: once released, the slot may take the next job while this answer waits to be read.
+    const count = header[SLOT_FIELD.count];
+    const result = header[SLOT_FIELD.status] === SLOT_STATUS.done
+      ? { floor: slot.floor[0], rows: slot.rows.slice(0, count), scores: slot.scores.slice(0, count) }
+      : null;
+    pool.release(slot);
+    resolve(result);
   }
 
   private lost(worker: Worker): void {
     if (this.worker !== worker) return;
     this.worker = null;
+    this.slots = null;
     this.settleAll();
   }
 
   private settleAll(): void {
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const resolve of waiting) resolve(null);
+    for (const { resolve } of waiting) resolve(null);
   }
 }
 
