@@ -51,9 +51,14 @@ export interface ScanJob {
 export interface ScanResult {
   /** No row below it can be among the `keep` best (-Infinity: too few blocks to tell). */
   floor: number;
-  /** The rows scoring at least `floor`, ascending, and their int8 scores. */
+  /** The rows scoring at least `floor`, ascending, and their int8 scores: views of the job's slot, valid until `release`. */
   rows: Int32Array;
   scores: Float32Array;
+  /**
+   * Gives the slot back for another job; the views must not be read after. Until then the slot
+   * is the caller's: the answer is read in place instead of copied out (two buffers a scan).
+   */
+  release(): void;
 }
 
 /** The job's fields the thread reads from the slot's header, in SLOT_FIELD's names. */
@@ -217,7 +222,7 @@ export class ScanThread {
   /**
    * The rows of the job that can be among its `keep` best, or null when the thread could not
    * give them: no thread, every slot taken, a query longer than a slot holds, more rows at the
-   * floor than a slot holds, or the scan failed.
+   * floor than a slot holds, or the scan failed. An answer holds its slot until released.
    */
   scan(job: ScanJob): Promise<ScanResult | null> {
     if (job.queryBytes > this.limits.queryBytes) return Promise.resolve(null);
@@ -300,13 +305,18 @@ export class ScanThread {
     if (this.pending.size === 0) this.worker?.unref();
     const { slot, pool, resolve } = entry;
     const header = slot.header;
-    // Copied out: once released, the slot may take the next job while this answer waits to be read.
+    if (header[SLOT_FIELD.status] !== SLOT_STATUS.done) {
+      pool.release(slot);
+      resolve(null);
+      return;
+    }
     const count = header[SLOT_FIELD.count];
-    const result = header[SLOT_FIELD.status] === SLOT_STATUS.done
-      ? { floor: slot.floor[0], rows: slot.rows.slice(0, count), scores: slot.scores.slice(0, count) }
-      : null;
-    pool.release(slot);
-    resolve(result);
+    resolve({
+      floor: slot.floor[0],
+      rows: slot.rows.subarray(0, count),
+      scores: slot.scores.subarray(0, count),
+      release: () => pool.release(slot),
+    });
   }
 
   private lost(worker: Worker): void {

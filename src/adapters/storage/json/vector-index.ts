@@ -1,7 +1,7 @@
 import { FloatRows } from './float-rows.js';
 import { Int8Rows } from './int8-rows.js';
 import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
-import { selectFromThread, selectTop, selectTopByBlocks } from './row-selection.js';
+import { selectFromThread, selectTop, selectTopByBlocks, type SelectedRows } from './row-selection.js';
 import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
 import { defaultScanThread, type ScanThread } from './scan-thread.js';
 import { bestInOrder, byScoreThenId, hitOf, positionsInOrder, type IndexHit } from './hit-order.js';
@@ -235,8 +235,14 @@ export class VectorIndex<T> {
     if (!job) return null;
     const changes = this.rowChanges;
     const scanned = await thread.scan(job);
-    if (!scanned || changes !== this.rowChanges) return null;
-    const candidates = selectFromThread(scanned, rescore, this.rowIds);
+    if (!scanned) return null;
+    let candidates: SelectedRows;
+    try {
+      if (changes !== this.rowChanges) return null;
+      candidates = selectFromThread(scanned, rescore, this.rowIds);
+    } finally {
+      scanned.release();
+    }
     const found = this.copied(candidates.rows, this.floats.exactScores(unit, candidates.rows));
     const hits = bestInOrder(found, k).map((i) => hitOf(found, i));
     // This thread's share: the selection (about the k best blocks' rows) and the re-score.
