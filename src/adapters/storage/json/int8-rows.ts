@@ -185,16 +185,15 @@ export class Int8Rows {
 
   /**
    * Writes the query for the kernel at byte `at` of `buffer`: its steps (±QUERY_STEPS) as
-   * i16, or plus QUERY_OFFSET as bytes (the relaxed kernel), zero-padded to the stride.
+   * i16, zero-padded to the stride, or plus QUERY_OFFSET as bytes (the relaxed kernel), the
+   * padding QUERY_OFFSET too (it meets the rows' zero padding).
    */
   private queryInto(unit: Float32Array, buffer: ArrayBufferLike, at: number): void {
     if (this.kernel!.query === 'i16') {
       quantise(unit, new Int16Array(buffer, at, this.strideBytes), 0, this.strideBytes, QUERY_STEPS);
       return;
     }
-    const steps = new Int8Array(buffer, at, this.strideBytes);
-    quantise(unit, steps, 0, this.strideBytes, QUERY_STEPS);
-    for (let i = 0; i < steps.length; i++) steps[i] += QUERY_OFFSET;
+    quantise(unit, new Int8Array(buffer, at, this.strideBytes), 0, this.strideBytes, QUERY_STEPS, QUERY_OFFSET);
   }
 
   private maximaOffset(capacity: number): number {
@@ -232,17 +231,18 @@ export class Int8Rows {
 }
 
 /**
- * Writes `v` as steps of max|v|/`steps` at `at` (zero-padded to `stride`), returning the value
- * of one step: int8 rows in ±127 steps, the query in ±QUERY_STEPS.
+ * Writes `v` as steps of max|v|/`steps`, each plus `offset`, at `at` (padded to `stride` with
+ * `offset`), returning the value of one step: int8 rows in ±127 steps, the query in
+ * ±QUERY_STEPS (offset for the relaxed kernel).
  */
-function quantise(v: Float32Array, bytes: Int8Array | Int16Array, at: number, stride: number, steps = INT8_MAX): number {
+function quantise(v: Float32Array, bytes: Int8Array | Int16Array, at: number, stride: number, steps = INT8_MAX, offset = 0): number {
   let max = 0;
   for (let i = 0; i < v.length; i++) {
     const a = Math.abs(v[i]);
     if (a > max) max = a;
   }
   const step = max > 0 ? max / steps : 1;
-  for (let i = 0; i < v.length; i++) bytes[at + i] = Math.round(v[i] / step);
-  bytes.fill(0, at + v.length, at + stride);
+  for (let i = 0; i < v.length; i++) bytes[at + i] = Math.round(v[i] / step) + offset;
+  bytes.fill(offset, at + v.length, at + stride);
   return step;
 }
