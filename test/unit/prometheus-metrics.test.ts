@@ -28,6 +28,22 @@ describe('Prometheus metrics: histogram children kept per label value', () => {
     expect(countOf(text, 'service_embedding_duration_seconds', 'provider="openai"')).toBe(1);
   });
 
+  it('counts each request under its method, route and status', async () => {
+    const metrics = new PrometheusMetrics();
+    metrics.request('GET', '/v1/recall', 200, 0.002);
+    metrics.request('GET', '/v1/recall', 200, 0.003);
+    metrics.request('GET', '/v1/recall', 404, 0.001);
+    metrics.request('POST', '/v1/recall', 200, 0.004);
+    metrics.request('GET', '/v1/version', 200, 0.001);
+    const text = await metrics.render();
+    const at = (labels: string) => countOf(text, 'service_request_duration_seconds', labels);
+    expect(at('method="GET",path="/v1/recall",status_code="200"')).toBe(2);
+    expect(at('method="GET",path="/v1/recall",status_code="404"')).toBe(1);
+    expect(at('method="POST",path="/v1/recall",status_code="200"')).toBe(1);
+    expect(at('method="GET",path="/v1/version",status_code="200"')).toBe(1);
+    expect(text).toMatch(/^service_requests_total\{method="GET",path="\/v1\/recall",status_code="200"\} 2$/m);
+  });
+
   it('keeps two registries apart (one app each)', async () => {
     const a = new PrometheusMetrics();
     const b = new PrometheusMetrics();

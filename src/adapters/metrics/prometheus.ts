@@ -23,7 +23,7 @@ interface RequestSeries {
  * on every call (1.4 % of a loaded recall server's main thread). Label values are bounded
  * (providers, backends, operation names).
  */
-function childOf<T>(children: Map<string, T>, key: string, make: () => T): T {
+function childOf<K, T>(children: Map<K, T>, key: K, make: () => T): T {
   let child = children.get(key);
   if (child === undefined) children.set(key, (child = make()));
   return child;
@@ -165,17 +165,12 @@ export class PrometheusMetrics implements Metrics {
    * every request. The label sets are bounded (route patterns, never raw URLs).
    */
   private requestSeries(method: string, path: string, statusCode: number): RequestSeries {
-    let byPath = this.seriesByMethod.get(method);
-    if (!byPath) this.seriesByMethod.set(method, (byPath = new Map()));
-    let byStatus = byPath.get(path);
-    if (!byStatus) byPath.set(path, (byStatus = new Map()));
-    let series = byStatus.get(statusCode);
-    if (!series) {
+    const byPath = childOf(this.seriesByMethod, method, () => new Map<string, Map<number, RequestSeries>>());
+    const byStatus = childOf(byPath, path, () => new Map<number, RequestSeries>());
+    return childOf(byStatus, statusCode, () => {
       const labels = { method, path, status_code: String(statusCode) };
-      series = { count: this.requests.labels(labels), duration: this.requestDuration.labels(labels) };
-      byStatus.set(statusCode, series);
-    }
-    return series;
+      return { count: this.requests.labels(labels), duration: this.requestDuration.labels(labels) };
+    });
   }
 
   setGauges(values: GaugeValues): void {
