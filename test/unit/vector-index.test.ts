@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
-import { defaultScanThread, ScanThread } from '../../src/adapters/storage/json/scan-thread.js';
-import { sharedInt8Modules } from '../../src/adapters/storage/json/int8-kernel.js';
+import { defaultScanThread, MAX_SCAN_SLOTS, ScanThread } from '../../src/adapters/storage/json/scan-thread.js';
+import { relaxedInt8Works, sharedInt8Modules } from '../../src/adapters/storage/json/int8-kernel.js';
 import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
 import { WorkBudget } from '../../src/core/slices.js';
 
@@ -420,15 +420,16 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
   it('an answer with more rows than a slot holds, or a query longer than it holds: the search runs on the main thread', async () => {
     const index = filled(clustered(3_000, 30, 0.03, 54));
     const q = clustered(1, 30, 0.03, 55)[0];
-    // 384 dimensions: a query of 768 bytes (room for i16); at least 64 rows reach the floor.
-    for (const limits of [{ queryBytes: 8192, rows: 16 }, { queryBytes: 767, rows: 4096 }]) {
+    // 384 dimensions: a query of 384 bytes for the relaxed kernel, 768 as i16; at least 64 rows reach the floor.
+    const queryLength = relaxedInt8Works() ? DIM : 2 * DIM;
+    for (const limits of [{ queryBytes: 8192, rows: 16 }, { queryBytes: queryLength - 1, rows: 4096 }]) {
       await withThread(new CountingThread(modules!, undefined, limits), async (thread) => {
         const threaded = filled(clustered(3_000, 30, 0.03, 54), false, thread);
         expect(await threaded.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
         expect(thread.answers).toBe(0);
       });
     }
-    await withThread(new CountingThread(modules!, undefined, { queryBytes: 768, rows: 4096 }), async (thread) => {
+    await withThread(new CountingThread(modules!, undefined, { queryBytes: queryLength, rows: 4096 }), async (thread) => {
       const threaded = filled(clustered(3_000, 30, 0.03, 54), false, thread);
       expect(await threaded.searchInSlices(q, 10, undefined, budget())).toEqual(index.search(q, 10));
       expect(thread.answers).toBe(1);
@@ -438,12 +439,12 @@ describe('JSON vector index: the int8 scan on the scan thread', () => {
   it('more searches at once than it has slots: the rest run on the main thread, and the slots serve again', async () => {
     await withThread(new CountingThread(modules!), async (thread) => {
       const index = filled(clustered(3_000, 30, 0.03, 56), false, thread);
-      const queries = clustered(80, 30, 0.03, 57);
+      const queries = clustered(MAX_SCAN_SLOTS + 16, 30, 0.03, 57);
       const hits = await Promise.all(queries.map((q) => index.searchInSlices(q, 10, undefined, budget())));
       expect(hits).toEqual(queries.map((q) => index.search(q, 10)));
-      expect(thread.answers).toBe(64);
-      expect(await Promise.all(queries.slice(0, 64).map((q) => index.searchInSlices(q, 10, undefined, budget())))).toEqual(hits.slice(0, 64));
-      expect(thread.answers).toBe(128);
+      expect(thread.answers).toBe(MAX_SCAN_SLOTS);
+      expect(await Promise.all(queries.slice(0, MAX_SCAN_SLOTS).map((q) => index.searchInSlices(q, 10, undefined, budget())))).toEqual(hits.slice(0, MAX_SCAN_SLOTS));
+      expect(thread.answers).toBe(2 * MAX_SCAN_SLOTS);
     });
   });
 

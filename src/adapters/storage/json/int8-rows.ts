@@ -152,7 +152,7 @@ export class Int8Rows {
     return {
       memory: this.memory,
       key: this.key,
-      queryBytes: this.queryBytes(),
+      queryBytes: this.queryLength(),
       writeQuery: (buffer, at) => this.queryInto(unit, buffer, at),
       rowsAt: this.rowOffset(0),
       rows: n,
@@ -224,7 +224,12 @@ export class Int8Rows {
     return this.laneOffset() + this.queryBytes() + 4 * LANE_ROWS + 4 * (LANE_ROWS / SCORE_BLOCK_ROWS);
   }
 
-  /** The query's slot: one i16 per dimension (a multiple of 16 bytes, so rows stay aligned). */
+  /** The bytes of the query the kernel reads: one i16 per dimension, or one byte (the relaxed kernel's layout). */
+  private queryLength(): number {
+    return this.kernel!.query === 'i16' ? 2 * this.strideBytes : this.strideBytes;
+  }
+
+  /** The query's slot: room for one i16 per dimension (a multiple of 16 bytes, so rows stay aligned). */
   private queryBytes(): number {
     return 2 * this.strideBytes;
   }

@@ -1,15 +1,16 @@
 /**
  * The scan thread's mailbox (scan-thread.ts): each scan under way has a slot of shared memory
  * that holds its job (the fields of ScanJob and the query's bytes) and, once the thread is
- * done, its answer (the kept rows and their scores). The messages between the threads carry
- * only a job's id: structured-cloning the job as an object and transferring the answer's two
- * arrays cost about 17 µs of CPU per scan (object rest and spread, a fresh off-heap buffer for
- * the query, two buffers detached and adopted), 3 µs this way.
+ * done, its answer (the kept rows and their scores). A message to the thread carries only the
+ * slot's index, the reply only the job's id: structured-cloning the job as an object and
+ * transferring the answer's two arrays cost about 17 µs of CPU per scan (object rest and
+ * spread, a fresh off-heap buffer for the query, two buffers detached and adopted), 3 µs this
+ * way.
  *
  * A slot belongs to one job from `acquire` until `release`; the thread writes a slot only
- * between receiving its job's id and posting it back, so the two threads never write a slot
- * at once. Message passing orders the writes: each side reads what the other wrote before it
- * posted.
+ * between receiving its index and posting the job's id back, so the two threads never write
+ * a slot at once. Message passing orders the writes: each side reads what the other wrote
+ * before it posted.
  */
 
 /** Int32 fields of a slot's header. */
@@ -70,7 +71,7 @@ export class Slot {
   readonly rows: Int32Array;
   readonly scores: Float32Array;
 
-  constructor(readonly index: number, readonly buffer: SharedArrayBuffer, readonly limits: SlotLimits) {
+  constructor(readonly index: number, readonly buffer: SharedArrayBuffer, limits: SlotLimits) {
     const layout = slotLayout(limits);
     this.header = new Int32Array(buffer, 0, SLOT_QUERY_AT / 4);
     this.floor = new Float64Array(buffer, SLOT_FLOOR_AT, 1);

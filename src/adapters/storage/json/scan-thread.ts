@@ -172,7 +172,7 @@ const LOAD_WINDOW_MS = 50;
 const MAX_STARTS = 3;
 
 /** Scans under way at once at most (one a slot); past it a scan stays on the main thread. */
-const MAX_SLOTS = 64;
+export const MAX_SCAN_SLOTS = 64;
 
 interface Pending {
   slot: Slot;
@@ -290,7 +290,7 @@ export class ScanThread {
       worker.on('error', () => this.lost(worker));
       worker.on('exit', () => this.lost(worker));
       this.worker = worker;
-      this.slots = new SlotPool(this.limits, MAX_SLOTS);
+      this.slots = new SlotPool(this.limits, MAX_SCAN_SLOTS);
       this.known.clear();
       return worker;
     } catch {
