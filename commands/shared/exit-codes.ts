@@ -7,7 +7,7 @@ import { ApiError, InvalidUrlError, ProtocolError, TransportError } from '../../
  * The CLI's exit codes. Every command ends with one of these; scripts can rely on them. Which
  * error ends with which is the `exit` column of the error table (src/core/error-table.ts);
  * local failures (usage, configuration, unreachable service) are decided here. (Summed up in
- * the README and at the end of `service --help`.)
+ * docs/cli.md and at the end of `service --help`.)
  */
 export { ExitCode };
 

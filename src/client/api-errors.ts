@@ -3,7 +3,7 @@ import { ApiError, isRecord } from './errors.js';
 
 /**
  * One error class per stable error code of the service (the error table,
- * src/core/error-table.ts; README "HTTP API: OpenAPI and error codes"), so callers can `catch (e) { if (e instanceof NotFoundError) … }` instead of reading
+ * src/core/error-table.ts; docs/http-api.md), so callers can `catch (e) { if (e instanceof NotFoundError) … }` instead of reading
  * statuses. Every class is an ApiError; an answer without a known `code` (another service, an
  * old server, a proxy) stays a plain ApiError.
  */

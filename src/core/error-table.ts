@@ -8,7 +8,7 @@
  * This file imports nothing, so the zod contracts, the client and the CLI may all read it.
  */
 
-/** The CLI's exit codes (README "Exit codes"): scripts rely on them. */
+/** The CLI's exit codes (docs/cli.md "Exit codes"): scripts rely on them. */
 export const ExitCode = {
   OK: 0,
   /** Server error, conflict, not configured, unavailable, unreachable, unexpected answer. */

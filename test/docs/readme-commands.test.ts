@@ -1,9 +1,10 @@
 /**
- * README.md's command blocks run as written (issue 29: "every README command block runs as
- * written from a fresh clone"). SLOW (several minutes: the quick start's `npm ci` and build).
+ * The command blocks of README.md and of every docs/ page run as written, from a fresh clone.
+ * SLOW (several minutes: the quick start's `npm ci` and build).
  *
  * The test copies the checkout's files (tracked and new, not ignored: what a clone has, plus
- * uncommitted work) to a scratch folder and runs every command block there in README order
+ * uncommitted work) to a scratch folder and runs every command block there in order
+ * (README.md first, then the docs/ pages in name order)
  * with bash -e -o pipefail, in a user's environment (no SERVICE_* or npm_* variables from
  * this run) with these set:
  *  - SERVICE_PORT / SERVICE_URL: a free port, so the quick start's server (a block marked
@@ -26,7 +27,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readmeBlocks, type Block } from '../support/readme-blocks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const README = await readFile(join(ROOT, 'README.md'), 'utf8');
+/** README.md first (its quick start starts the server the other blocks talk to), then docs/ by name. */
+const DOCS = ['README.md', ...(await readdir(join(ROOT, 'docs'))).filter((n) => n.endsWith('.md')).sort().map((n) => `docs/${n}`)];
+const PAGES = await Promise.all(DOCS.map(async (file) => ({ file, markdown: await readFile(join(ROOT, file), 'utf8') })));
+/** Every page's blocks, in run order, each with the page it comes from. */
+function allBlocks(): Array<Block & { file: string }> {
+  return PAGES.flatMap(({ file, markdown }) => readmeBlocks(markdown, file).map((b) => ({ ...b, file })));
+}
 /** The longest a block may run (the quick start's npm ci and build on a busy machine). */
 const BLOCK_TIMEOUT_MS = 10 * 60_000;
 
@@ -133,16 +140,17 @@ async function removeNpxFolders(scratch: string): Promise<void> {
   }
 }
 
-describe('README command blocks: well-formed', () => {
+describe('README and docs command blocks: well-formed', () => {
   it('every fenced block has a language, markers are known and stand right before a command block', () => {
-    const blocks = readmeBlocks(README);
+    const blocks = allBlocks();
+    expect(PAGES.length).toBeGreaterThan(5);
     expect(blocks.length).toBeGreaterThan(0);
     // The quick start's server comes before the blocks that talk to it.
     expect(blocks.findIndex((b) => b.marker?.kind === 'server')).toBe(0);
   });
 });
 
-describe('README command blocks: run as written (slow: npm ci, build and every block)', () => {
+describe('README and docs command blocks: run as written (slow: npm ci, build and every block)', () => {
   let scratch: string | null = null;
   let server: Background | null = null;
 
@@ -174,10 +182,10 @@ describe('README command blocks: run as written (slow: npm ci, build and every b
 
     const failures: string[] = [];
     const skipped: string[] = [];
-    for (const block of readmeBlocks(README)) {
+    for (const block of allBlocks()) {
       const code = commandsOf(block);
       if (block.marker?.kind === 'skip') {
-        skipped.push(`README.md:${block.line} (${block.marker.reason})`);
+        skipped.push(`${block.file}:${block.line} (${block.marker.reason})`);
         continue;
       }
       if (block.marker?.kind === 'server') {
@@ -189,17 +197,17 @@ describe('README command blocks: run as written (slow: npm ci, build and every b
         try {
           await waitForHealth(url, server);
         } catch (err) {
-          failures.push(`README.md:${block.line} (server block):\n${code}\n${(err as Error).message}`);
+          failures.push(`${block.file}:${block.line} (server block):\n${code}\n${(err as Error).message}`);
           break; // the blocks after it talk to this server
         }
         continue;
       }
       const outcome = await runBlock(code, checkout, env);
       if (outcome.code !== 0) {
-        failures.push(`README.md:${block.line} exited ${outcome.code ?? outcome.signal}:\n${code}\n--- output (end) ---\n${outcome.output}`);
+        failures.push(`${block.file}:${block.line} exited ${outcome.code ?? outcome.signal}:\n${code}\n--- output (end) ---\n${outcome.output}`);
       }
     }
-    console.info(`README blocks not run (marked skip):\n  ${skipped.join('\n  ')}`);
+    console.info(`README and docs blocks not run (marked skip):\n  ${skipped.join('\n  ')}`);
     expect(failures.join('\n\n')).toBe('');
   }, 40 * 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * The fenced command blocks of README.md, for test/docs/readme-commands.test.ts.
+ * The fenced command blocks of README.md and the docs/ pages, for test/docs/readme-commands.test.ts.
  *
  * Every ```sh / ```bash / ```shell / ```zsh / ```console block is a command block and runs
  * as written. An HTML comment on the line before the fence (blank lines allowed) may mark it:
@@ -27,15 +27,15 @@ export class ReadmeFormatError extends Error {}
 
 const MARKER = /^<!--\s*readme-test:\s*(.*?)\s*-->$/;
 
-function parseMarker(text: string, line: number): Marker {
+function parseMarker(text: string, at: string): Marker {
   if (text === 'server') return { kind: 'server' };
   const skip = /^skip:\s*(\S.*)$/.exec(text);
   if (skip) return { kind: 'skip', reason: skip[1] };
-  throw new ReadmeFormatError(`README.md:${line}: unknown marker "readme-test: ${text}" (use "server" or "skip: <reason>")`);
+  throw new ReadmeFormatError(`${at}: unknown marker "readme-test: ${text}" (use "server" or "skip: <reason>")`);
 }
 
 /** Every fenced block of the document, command blocks with their marker. */
-export function readmeBlocks(markdown: string): Block[] {
+export function readmeBlocks(markdown: string, file = 'README.md'): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   let pending: { marker: Marker; line: number } | null = null;
@@ -44,9 +44,9 @@ export function readmeBlocks(markdown: string): Block[] {
     const open = /^(`{3,}|~{3,})\s*([\w-]*)/.exec(trimmed);
     if (!open) {
       const marker = MARKER.exec(trimmed);
-      if (marker) pending = { marker: parseMarker(marker[1], i + 1), line: i + 1 };
+      if (marker) pending = { marker: parseMarker(marker[1], `${file}:${i + 1}`), line: i + 1 };
       else if (trimmed !== '') {
-        if (pending) throw new ReadmeFormatError(`README.md:${pending.line}: a readme-test marker must come right before a command block`);
+        if (pending) throw new ReadmeFormatError(`${file}:${pending.line}: a readme-test marker must come right before a command block`);
       }
       continue;
     }
@@ -55,10 +55,10 @@ export function readmeBlocks(markdown: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !lines[i].trim().startsWith(fence); i++) body.push(lines[i]);
-    if (i >= lines.length) throw new ReadmeFormatError(`README.md:${start + 1}: the fenced block never closes`);
-    if (language === '') throw new ReadmeFormatError(`README.md:${start + 1}: a fenced block without a language (tag commands sh, anything else text)`);
+    if (i >= lines.length) throw new ReadmeFormatError(`${file}:${start + 1}: the fenced block never closes`);
+    if (language === '') throw new ReadmeFormatError(`${file}:${start + 1}: a fenced block without a language (tag commands sh, anything else text)`);
     if (!COMMAND_LANGUAGES.has(language)) {
-      if (pending) throw new ReadmeFormatError(`README.md:${pending.line}: a readme-test marker before a ${language} block`);
+      if (pending) throw new ReadmeFormatError(`${file}:${pending.line}: a readme-test marker before a ${language} block`);
       continue;
     }
     // An indented block (in a list) keeps its commands, not the indentation.
@@ -66,6 +66,6 @@ export function readmeBlocks(markdown: string): Block[] {
     blocks.push({ line: start + 1, language, code: body.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n'), marker: pending?.marker ?? null });
     pending = null;
   }
-  if (pending) throw new ReadmeFormatError(`README.md:${pending.line}: a readme-test marker with no command block after it`);
+  if (pending) throw new ReadmeFormatError(`${file}:${pending.line}: a readme-test marker with no command block after it`);
   return blocks;
 }

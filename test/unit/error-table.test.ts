@@ -14,7 +14,7 @@ import { toolFailureOf } from '../../src/mcp/errors.js';
 /**
  * The error table (src/core/error-table.ts) walked row by row against every consumer: what the
  * server answers, which client class is thrown, the CLI's exit code, the MCP tool error, the
- * OpenAPI error responses and the README. A consumer that maps a code on its own fails here.
+ * OpenAPI error responses and docs/http-api.md / docs/cli.md. A consumer that maps a code on its own fails here.
  */
 const rows = ERROR_CODES.map((code) => [code, ERROR_TABLE[code]] as const);
 const answerOf = (code: WireErrorCode) => apiErrorFor(ERROR_TABLE[code].status, 'why', { code, detail: 'why' }, 'req-1', null);
@@ -84,15 +84,16 @@ describe('the error table', () => {
     }
   });
 
-  it('the README\'s code table and both exit-code summaries agree with the table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('the docs\' code table and both exit-code summaries agree with the table', () => {
+    const readme = readFileSync(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+    const cli = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     const listed = new Map<string, number>();
     for (const [, codes, status] of readme.matchAll(/^\| (`[a-z_]+`(?: \/ `[a-z_]+`)*) \| (\d{3}) \|/gm)) {
       for (const code of codes.match(/[a-z_]+/g) ?? []) listed.set(code, Number(status));
     }
     expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(rows.map(([code, row]) => [code, row.status])));
 
-    const exitSection = readme.slice(readme.indexOf('### Exit codes'), readme.indexOf('## HTTP API'));
+    const exitSection = cli.slice(cli.indexOf('## Exit codes'));
     const summaries = [
       ...exitSection.matchAll(/^\| (\d+) \| (.*) \|$/gm),
       ...EXIT_CODE_HELP.split(/\n(?= {2}\d)/).map((block) => block.match(/^\s+(\d+)\s+([\s\S]*)$/)).filter((m) => m !== null),

@@ -24,8 +24,8 @@ const PAGE_COLUMNS = PATTERN_COLUMNS.split(', ').map((c) => `page.${c}`).join(',
  * - The statement commits asynchronously (`set_config('synchronous_commit', 'off', true)`:
  *   this statement's implicit transaction only; the commit reads the setting before it is
  *   reset). A commit then releases its locks without waiting for the WAL flush, so the
- *   recalls queued behind it are not serialised on the disk. The price, documented in the
- *   README: a PostgreSQL crash (not a service crash) may lose the last fraction of a second
+ *   recalls queued behind it are not serialised on the disk. The price, documented in
+ *   docs/operations.md: a PostgreSQL crash (not a service crash) may lose the last fraction of a second
  *   of reuse counts, recall counters and ROI events; never a pattern, which learn and import
  *   still commit synchronously. The database stays consistent either way.
  * - Pattern rows are locked in id order before they are bumped (reuseUpdateSql), and the
