@@ -35,7 +35,7 @@ export async function admin(url: string, sql: string): Promise<pg.QueryResult> {
  */
 export async function openPostgresStorage(): Promise<BenchStorage> {
   const config = loadConfig();
-  const serverUrl = config.databaseUrl ?? DEFAULT_SERVER_URL;
+  const serverUrl = config.storage.databaseUrl ?? DEFAULT_SERVER_URL;
   const name = `service_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin(serverUrl, `CREATE DATABASE "${name}"`);
   const url = withDatabase(serverUrl, name);
@@ -47,7 +47,7 @@ export async function openPostgresStorage(): Promise<BenchStorage> {
     } finally {
       await pool.end();
     }
-    const storage = await createPostgresStorage({ ...config, storage: 'postgres', databaseUrl: url });
+    const storage = await createPostgresStorage({ ...config, storage: { ...config.storage, kind: 'postgres', databaseUrl: url } });
     const host = new URL(serverUrl).host;
     return {
       storage,
@@ -81,7 +81,7 @@ async function bulkLoad(config: Config, url: string, name: string, fill: (storag
     );
     for (const index of res.rows) await client.query(`DROP INDEX "${index.name}"`);
     await client.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
-    const storage = await createPostgresStorage({ ...config, storage: 'postgres', databaseUrl: url, db: { ...config.db, poolMax: 16 } });
+    const storage = await createPostgresStorage({ ...config, storage: { ...config.storage, kind: 'postgres', databaseUrl: url, db: { ...config.storage.db, poolMax: 16 } } });
     try {
       await fill(storage);
     } finally {

@@ -131,7 +131,7 @@ async function phases(deps: ServiceDeps, tasks: string[], rounds: number): Promi
   const patterns = deps.storage.patterns;
   const k = firstFetch(INPUT.offset + INPUT.limit);
   const keywordK = keywordShare(k);
-  const weight = deps.config.recallRanking.vectorWeight;
+  const weight = deps.config.recall.ranking.vectorWeight;
   const prepared: Prepared[] = [];
   for (const task of tasks) {
     const [v] = await deps.embedder.embed([task]);
@@ -197,7 +197,7 @@ export async function runRecallCpuBench(argv: string[]): Promise<void> {
         SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: o.modelPath, SERVICE_LLM_PROVIDER: 'none', SERVICE_RECALL_RANKING: mode,
       });
       const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });
-      return { config: { ...config, storage: 'json' }, storage: storage.storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null };
+      return { config: { ...config, storage: { ...config.storage, kind: 'json' } }, storage: storage.storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null };
     };
     const deps = { hybrid: await depsFor('hybrid'), cosine: await depsFor('cosine') };
     const queries = syntheticQueries(o.seed + 7, WARMUP + o.queries * 5, new Set());

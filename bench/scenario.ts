@@ -176,7 +176,7 @@ export async function measureSize(job: SizeJob): Promise<SizeResult> {
   let closed = false;
   try {
     const deps: ServiceDeps = {
-      config: { ...config, storage: bench.storage.kind }, storage: bench.storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null,
+      config: { ...config, storage: { ...config.storage, kind: bench.storage.kind } }, storage: bench.storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null,
     };
     const viaLearn = job.size <= job.learnFillLimit;
     const runs = syntheticRuns(job.seed, job.size + (viaLearn ? 0 : job.learnSample));

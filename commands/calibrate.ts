@@ -39,7 +39,7 @@ export function register(program: Command): void {
       ]);
       // The embedder's startup notes (model chosen, loaded) are server chatter here: only
       // warnings and errors reach stderr unless a quieter or louder level was asked for.
-      const logger = createCommandLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, json: config.jsonLogs });
+      const logger = createCommandLogger({ level: config.observability.logLevel === 'info' ? 'warn' : config.observability.logLevel, json: config.observability.jsonLogs });
       const tools = await openEmbedding(config, logger);
       try {
         const report = await out.withSpinner('embedding the set…', () =>

@@ -34,7 +34,7 @@ export function register(program: Command): void {
       }
       const out = createOutput(ioOf(command), { json: opts.json });
       const config = loadConfig();
-      const dataPath = resolve(opts.dataPath ?? config.dataPath);
+      const dataPath = resolve(opts.dataPath ?? config.storage.dataPath);
       const isDir = await stat(dataPath).then((s) => s.isDirectory(), () => false);
       // Opening a missing path would create an empty store and "copy" nothing.
       if (!isDir) throw new UsageError(`JSON data path ${dataPath} does not exist`);

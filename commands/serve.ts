@@ -32,7 +32,7 @@ export function register(program: Command): void {
       const stop = nextSignal();
       try {
         const config = loadConfig();
-        const workers = resolveWorkerCount(opts.workers, config.storage);
+        const workers = resolveWorkerCount(opts.workers, config.storage.kind);
         if (workers === 1) return await serveOneProcess(io, opts, { worker: false, stop: stop.received });
         return await superviseWorkers({ count: workers, stdout: io.stdout, stderr: io.stderr, stopSignal: stop.received });
       } finally {
@@ -56,7 +56,7 @@ async function serveOneProcess(io: Io, opts: ServeOptions, role: { worker: true 
     let server;
     try {
       server = await buildServer(app);
-      await server.listen({ host: config.server.host, port: config.server.port });
+      await server.listen({ host: config.http.server.host, port: config.http.server.port });
     } catch (err) {
       await server?.close().catch(() => undefined);
       await app.close();
@@ -83,7 +83,7 @@ function withServerAddress(config: Config, opts: ServeOptions): Config {
   // Flags win over SERVICE_HOST / SERVICE_PORT; the rest of the frozen config is shared as is.
   return {
     ...config,
-    server: { ...config.server, host: opts.host ?? config.server.host, port: opts.port ?? config.server.port },
+    http: { ...config.http, server: { ...config.http.server, host: opts.host ?? config.http.server.host, port: opts.port ?? config.http.server.port } },
   };
 }
 

@@ -55,37 +55,37 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // Fastify needs a full pino logger; an injected minimal Logger (tests) means no request logs.
     loggerInstance: isPino ? (maybePino as FastifyBaseLogger) : undefined,
     logger: isPino ? undefined : false,
-    bodyLimit: config.maxBodySize,
+    bodyLimit: config.http.maxBodySize,
     // One line per request instead of Fastify's two (plugins/request-log.ts).
     logController: new OneLinePerRequest(),
     genReqId: requestIdFrom,
     requestIdHeader: false,
     // request.ip is the X-Forwarded-For client only when the peer is a trusted proxy.
-    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
+    trustProxy: config.http.trustedProxies.length > 0 ? [...config.http.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
     // The reference client's unencoded pattern keys (server/reference-paths.ts).
     rewriteUrl: (req) => routableUrl(req.url ?? '/'),
     frameworkErrors: frameworkErrorHandler,
     // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
     // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
-    requestTimeout: config.server.timeouts.requestMs,
-    keepAliveTimeout: config.server.timeouts.keepAliveMs,
+    requestTimeout: config.http.server.timeouts.requestMs,
+    keepAliveTimeout: config.http.server.timeouts.keepAliveMs,
   });
   // Node requires headersTimeout ≤ requestTimeout.
-  server.server.headersTimeout = Math.min(config.server.timeouts.headersMs, config.server.timeouts.requestMs);
+  server.server.headersTimeout = Math.min(config.http.server.timeouts.headersMs, config.http.server.timeouts.requestMs);
 
-  if (config.corsOrigins.length > 0) {
+  if (config.http.corsOrigins.length > 0) {
     // Registered first: its hook answers preflights before auth would refuse them.
-    await server.register(cors, { origin: [...config.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'] });
+    await server.register(cors, { origin: [...config.http.corsOrigins], exposedHeaders: ['x-request-id', 'x-recall-mode', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'] });
   }
   installRouteRegistry(server);
   // First hook of all: everything after it (auth included) runs inside the request's span.
   installTracing(server, deps.tracer ?? noopTracer);
   installJsonBodies(server);
-  installErrorHandling(server, config.maxBodySize);
+  installErrorHandling(server, config.http.maxBodySize);
   installRequestId(server);
-  installMaintenance(server, config.maintenance);
-  const rateLimits = installRateLimits(server, deps, config.rateLimit);
+  installMaintenance(server, config.http.maintenance);
+  const rateLimits = installRateLimits(server, deps, config.http.rateLimit);
   installAuth(server, deps, authenticator, rateLimits.perKey);
   installRequestMetrics(server, app.metrics);
   if (options.checkResponses) installResponseCheck(server);
@@ -103,8 +103,8 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   governanceDataRoutes(server, deps);
   billingRoutes(server, deps.billing);
   keyRoutes(server, deps, authenticator.mode);
-  consoleRoutes(server, { enabled: config.console.enabled });
-  if (config.mcp.enabled) {
+  consoleRoutes(server, { enabled: config.http.console.enabled });
+  if (config.http.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.
     const { mcpRoutes } = await importOptional(() => import('./mcp/routes.js'), 'SERVICE_MCP=true', 'npm install @modelcontextprotocol/sdk@1');
     mcpRoutes(server, (await readVersionInfo()).app_version);

@@ -67,8 +67,8 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     const id = tracer.currentTraceId();
     return id ? { trace_id: id } : {};
   };
-  const logger: Logger = overrides.logger ?? createLogger({ level: config.logLevel, json: config.jsonLogs, mixin: traceField, secrets: configuredSecrets(config) });
-  tracer = overrides.tracer ?? (await createTracer(config, { logger, instrumentPg: config.storage === 'postgres' || effectiveAuthMode(config) === 'db' }));
+  const logger: Logger = overrides.logger ?? createLogger({ level: config.observability.logLevel, json: config.observability.jsonLogs, mixin: traceField, secrets: configuredSecrets(config) });
+  tracer = overrides.tracer ?? (await createTracer(config, { logger, instrumentPg: config.storage.kind === 'postgres' || effectiveAuthMode(config) === 'db' }));
   const metrics = new PrometheusMetrics();
   const instruments = overrides.instruments ?? metrics;
   const clock = overrides.clock ?? systemClock;
@@ -119,7 +119,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     embedder = traceEmbedder(embedder, tracer);
   }
 
-  if (config.recallVerify.enabled && !llm) {
+  if (config.recall.verify.enabled && !llm) {
     await closeQuietly({ embedder, keyStore, storage, pool });
     // Fail at startup rather than answer every recall 422.
     throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
@@ -177,10 +177,10 @@ async function closeQuietly(parts: { embedder?: Embedder; keyStore: KeyStore | n
  * own), so SERVICE_DB_POOL_MAX bounds the server's connections; createApp ends it last.
  */
 async function sharedPoolFor(config: Config, opts: { storageInjected: boolean; logger: Logger }): Promise<PostgresPool | null> {
-  const storageOnPostgres = config.storage === 'postgres' && !opts.storageInjected;
+  const storageOnPostgres = config.storage.kind === 'postgres' && !opts.storageInjected;
   const keysOnPostgres = effectiveAuthMode(config) === 'db';
   // Without a URL the storage or key store itself refuses with its own message.
-  if (!config.databaseUrl || !(storageOnPostgres || keysOnPostgres)) return null;
+  if (!config.storage.databaseUrl || !(storageOnPostgres || keysOnPostgres)) return null;
   // Loaded only when PostgreSQL is used, so the embedded default never pays for (or breaks on) pg.
   const { createServicePool } = await import('./adapters/storage/postgres/pool.js');
   return createServicePool(config, { logger: opts.logger, search: storageOnPostgres });
@@ -201,23 +201,23 @@ export interface OpenStorageOptions {
 
 /**
  * The one way to open the configured storage (SERVICE_STORAGE): the JSON store at
- * config.dataPath or PostgreSQL at config.databaseUrl. The server and `migrate-data` (for its
+ * config.storage.dataPath or PostgreSQL at config.storage.databaseUrl. The server and `migrate-data` (for its
  * source and its target) both open storage here.
  */
 export async function openStorage(config: Config, opts: OpenStorageOptions = {}): Promise<Opened<Storage>> {
   const logger = opts.logger ?? silentLogger;
   const instruments = opts.instruments ?? noopInstruments;
-  if (config.storage === 'postgres') {
+  if (config.storage.kind === 'postgres') {
     // Loaded only when chosen, so the embedded default never pays for (or breaks on) pg.
     const { createPostgresStorage } = await import('./adapters/storage/postgres/index.js');
-    const waitSeconds = opts.whenUnreachable === 'fail' ? (config.db.waitSeconds ?? 0) : config.db.waitSeconds;
+    const waitSeconds = opts.whenUnreachable === 'fail' ? (config.storage.db.waitSeconds ?? 0) : config.storage.db.waitSeconds;
     return openWhenReachable({
       what: 'PostgreSQL storage', connect: () => createPostgresStorage(config, { logger, instruments, pool: opts.pool ?? undefined }), waitSeconds,
       logger, constants: { kind: 'postgres' },
     });
   }
   const { createJsonStorage } = await import('./adapters/storage/json/index.js');
-  const value = await createJsonStorage({ dataPath: config.dataPath, instruments });
+  const value = await createJsonStorage({ dataPath: config.storage.dataPath, instruments });
   return { value, ready: Promise.resolve(value), deferred: false };
 }
 
@@ -227,7 +227,7 @@ async function openKeyStore(config: Config, opts: { logger: Logger; instruments:
   const opened = await openWhenReachable({
     what: 'PostgreSQL key store',
     connect: () => createPostgresKeyStore(config, { logger: opts.logger, instruments: opts.instruments, pool: opts.pool ?? undefined }),
-    waitSeconds: config.db.waitSeconds,
+    waitSeconds: config.storage.db.waitSeconds,
     logger: opts.logger,
   });
   return opened.value;
@@ -324,7 +324,7 @@ function bundledFolderFor(localModel: string): string | null {
 /** Thresholds for the configured model: env → its folder's config.json → built-in → spec. */
 function tiersFor(config: Config, embedder: Embedder): Promise<ReuseTierSettings> {
   return resolveReuseTiers({
-    env: config.tiers,
+    env: config.recall.tiers,
     modelFolder: config.embedding.local ? (config.embedding.localModelPath ?? bundledFolderFor(config.embedding.localModel)) : null,
     modelId: embedder.info.model,
   });
@@ -366,9 +366,9 @@ export async function copyJsonToPostgres(config: Config, dataPath: string, hooks
   const opened: { close(): Promise<void> }[] = [];
   let embedder: Embedder | null = null;
   try {
-    const source = (await openStorage({ ...config, storage: 'json', dataPath }, { whenUnreachable: 'fail' })).value;
+    const source = (await openStorage({ ...config, storage: { ...config.storage, kind: 'json', dataPath } }, { whenUnreachable: 'fail' })).value;
     opened.push(source);
-    const target = (await openStorage({ ...config, storage: 'postgres' }, { whenUnreachable: 'fail' })).value;
+    const target = (await openStorage({ ...config, storage: { ...config.storage, kind: 'postgres' } }, { whenUnreachable: 'fail' })).value;
     opened.push(target);
     return await copyStorage(source, target, {
       embedder: async () => {

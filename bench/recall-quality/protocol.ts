@@ -138,7 +138,7 @@ export async function depsFor(config: Config, embedder: CachedEmbedder, storage:
     modelId: embedder.info.model,
   });
   return {
-    config: { ...config, recallRanking: { ...config.recallRanking, mode: variant.ranking } },
+    config: { ...config, recall: { ...config.recall, ranking: { ...config.recall.ranking, mode: variant.ranking } } },
     storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null, reuseTiers,
   };
 }

@@ -50,7 +50,7 @@ function rateClassOf(request: FastifyRequest): RateClass {
  * separate windows. request.ip honours X-Forwarded-For only from SERVICE_TRUSTED_PROXIES
  * (Fastify's trustProxy). Per key (after auth): one window across all paths.
  */
-export function installRateLimits(app: FastifyInstance, deps: ServiceDeps, limits: Config['rateLimit']): {
+export function installRateLimits(app: FastifyInstance, deps: ServiceDeps, limits: Config['http']['rateLimit']): {
   perKey: (request: FastifyRequest) => Promise<void>;
 } {
   const limiter = new FixedWindowLimiter(deps.clock, limits.windowSeconds * 1000);

@@ -12,7 +12,7 @@ import { defineRoute } from '../define-route.js';
  * tenants. Gauges are refreshed from storage on each scrape.
  */
 export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: Metrics): void {
-  const { enabled, token } = deps.config.metrics;
+  const { enabled, token } = deps.config.observability.metrics;
   if (!enabled) return;
   const tokenDigest = token ? sha256(token) : null;
 

@@ -24,7 +24,7 @@ export interface AuthSettings {
 }
 
 /** What the auth mode is judged against: the auth settings and whether there is a database. */
-type AuthContext = AuthSettings & Pick<StorageSettings, 'databaseUrl'>;
+type AuthContext = AuthSettings & { storage: Pick<StorageSettings, 'databaseUrl'> };
 
 const LOCAL_ENVIRONMENTS = ['local', 'development', 'dev', 'test'];
 
@@ -68,13 +68,13 @@ export function checkAuthMode(config: AuthContext): void {
   if (auth.mode === 'env' && auth.apiKeys.length === 0) {
     throw new ConfigError('SERVICE_API_KEYS', 'env auth mode needs at least one key');
   }
-  if (auth.mode === 'db' && !config.databaseUrl) {
+  if (auth.mode === 'db' && !config.storage.databaseUrl) {
     throw new ConfigError('SERVICE_AUTH_MODE', 'db auth mode needs SERVICE_DATABASE_URL');
   }
   if (auth.mode === 'oidc' && !auth.oidc.issuer) {
     throw new ConfigError('SERVICE_OIDC_ISSUER', 'required when SERVICE_AUTH_MODE=oidc');
   }
-  if (auth.mode === 'auto' && !config.databaseUrl && auth.apiKeys.length === 0 && !local) {
+  if (auth.mode === 'auto' && !config.storage.databaseUrl && auth.apiKeys.length === 0 && !local) {
     throw new ConfigError('SERVICE_AUTH_MODE', `no API keys and no database in environment "${auth.environment}": refusing to run unauthenticated`);
   }
 }
@@ -83,7 +83,7 @@ export function checkAuthMode(config: AuthContext): void {
 export function effectiveAuthMode(config: AuthContext): Exclude<AuthMode, 'auto'> {
   const { mode } = config.auth;
   if (mode !== 'auto') return mode;
-  if (config.databaseUrl) return 'db';
+  if (config.storage.databaseUrl) return 'db';
   if (config.auth.apiKeys.length > 0) return 'env';
   return 'dev';
 }

@@ -21,9 +21,16 @@ export type { LlmProvider } from './llm.js';
 export type { PaymentConfig } from './payment.js';
 export { loadClientEnv, loadClientEnvWithFile, type ClientEnv } from './client.js';
 
-export interface Config
-  extends StorageSettings, LlmSettings, EmbeddingSettings, RecallSettings, AuthSettings,
-    HttpSettings, ObservabilitySettings, JobsSettings {
+/**
+ * Nested by area: each part of the service is handed its own (`config.storage` to the storage
+ * adapters, `config.http.rateLimit` to the limiter, `deps.config.recall` to recall…).
+ * `llm`, `embedding`, `auth` and `jobs` are areas of their own already.
+ */
+export interface Config extends LlmSettings, EmbeddingSettings, AuthSettings, JobsSettings {
+  storage: StorageSettings;
+  recall: RecallSettings;
+  http: HttpSettings;
+  observability: ObservabilitySettings;
   /** PII and secrets are redacted from what is learned or imported, unless SERVICE_REDACTION=false. */
   redaction: boolean;
   payment: PaymentConfig;
@@ -33,14 +40,14 @@ export interface Config
 export function loadConfig(env: Env = process.env): Config {
   const keys = providerKeys(env);
   const config: Config = {
-    ...storageSettings(env),
+    storage: storageSettings(env),
     ...llmSettings(env, keys),
     ...embeddingSettings(env, keys.openai),
-    ...recallSettings(env),
+    recall: recallSettings(env),
     ...authSettings(env),
-    ...httpSettings(env),
+    http: httpSettings(env),
     redaction: bool(env, 'SERVICE_REDACTION', true),
-    ...observabilitySettings(env),
+    observability: observabilitySettings(env),
     payment: paymentConfig(env),
     ...jobsSettings(env),
   };

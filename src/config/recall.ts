@@ -10,12 +10,12 @@ export interface RecallSettings {
   tiers: { duplicate: number | null; adapt: number | null; policy: 'fixed' | 'calibrated' | null };
   /**
    * (+) Recall ranking (docs/behavior.md "Recall" 2): SERVICE_RECALL_RANKING `hybrid` (default:
-   * centred cosine blended with BM25) or `cosine` (cosine alone, as before issue 27), and
+   * centred cosine blended with BM25) or `cosine` (cosine alone), and
    * SERVICE_RECALL_VECTOR_WEIGHT, the vector side's share of the blend.
    */
-  recallRanking: { mode: 'hybrid' | 'cosine'; vectorWeight: number };
+  ranking: { mode: 'hybrid' | 'cosine'; vectorWeight: number };
   /** (+) Verified reuse: SERVICE_RECALL_VERIFY (recall's default for `verify`), SERVICE_RECALL_VERIFY_MAX. */
-  recallVerify: { enabled: boolean; max: number };
+  verify: { enabled: boolean; max: number };
   /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
   failureClusterThreshold: number;
 }
@@ -26,11 +26,11 @@ export function recallSettings(env: Env): RecallSettings {
   if (adapt !== null && duplicate !== null && adapt > duplicate) throw new ConfigError('SERVICE_TIER_ADAPT', `must not exceed SERVICE_TIER_DUPLICATE (${duplicate})`);
   return {
     tiers: { duplicate, adapt, policy: str(env, 'SERVICE_TIER_POLICY') === null ? null : oneOf(env, 'SERVICE_TIER_POLICY', ['fixed', 'calibrated'] as const, 'fixed') },
-    recallRanking: {
+    ranking: {
       mode: oneOf(env, 'SERVICE_RECALL_RANKING', ['hybrid', 'cosine'] as const, 'hybrid'),
       vectorWeight: num(env, 'SERVICE_RECALL_VECTOR_WEIGHT', DEFAULT_VECTOR_WEIGHT, { min: 0, max: 1 }),
     },
-    recallVerify: {
+    verify: {
       enabled: bool(env, 'SERVICE_RECALL_VERIFY', false),
       max: num(env, 'SERVICE_RECALL_VERIFY_MAX', 5, { min: 1, max: 50, int: true }),
     },

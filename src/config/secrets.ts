@@ -10,15 +10,15 @@ export function configuredSecrets(config: Config): string[] {
     config.llm.apiKey,
     config.embedding.hostedApiKey,
     config.auth.bootstrapToken,
-    config.metrics.token,
+    config.observability.metrics.token,
     config.payment.secretKey,
     config.payment.webhookSecret,
     ...config.auth.apiKeys,
   ];
   // The database password rides in the URL.
-  if (config.databaseUrl) {
+  if (config.storage.databaseUrl) {
     try {
-      const password = decodeURIComponent(new URL(config.databaseUrl).password);
+      const password = decodeURIComponent(new URL(config.storage.databaseUrl).password);
       if (password) values.push(password);
     } catch {
       // An unparseable URL fails elsewhere with its own message.

@@ -2,7 +2,8 @@ import { ConfigError, num, oneOf, optionalNum, str, type Env } from './env-reade
 
 /** Where memories are kept: a JSON folder, or PostgreSQL and its connection pool. */
 export interface StorageSettings {
-  storage: 'json' | 'postgres';
+  /** SERVICE_STORAGE. */
+  kind: 'json' | 'postgres';
   dataPath: string;
   databaseUrl: string | null;
   /**
@@ -20,7 +21,7 @@ export function storageSettings(env: Env): StorageSettings {
     throw new ConfigError('SERVICE_DATABASE_URL', 'required when SERVICE_STORAGE=postgres');
   }
   return {
-    storage,
+    kind: storage,
     dataPath: str(env, 'SERVICE_DATA_PATH') ?? './service_data',
     databaseUrl,
     db: {

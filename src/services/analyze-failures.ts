@@ -15,5 +15,5 @@ export async function analyzeFailures(deps: ServiceDeps, scope: Scope, input: An
   if (candidates.length === 0) return { clusters: [] };
   const vectors = await deps.embedder.embed(candidates.map((c) => c.text));
   const items = candidates.map((c, i) => ({ text: c.text, count: c.count, score: c.score, vector: vectors[i] }));
-  return { clusters: clusterFailures(items, deps.config.failureClusterThreshold) };
+  return { clusters: clusterFailures(items, deps.config.recall.failureClusterThreshold) };
 }

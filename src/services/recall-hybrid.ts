@@ -43,7 +43,7 @@ export async function hybridRanking(
   for (let k = first; ;) {
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
     // Either side filling its k means that side may hold more: widen both.
-    const blended = await blendInSlices(set, task, unit, terms, deps.config.recallRanking.vectorWeight, budget);
+    const blended = await blendInSlices(set, task, unit, terms, deps.config.recall.ranking.vectorWeight, budget);
     const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.

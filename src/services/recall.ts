@@ -45,7 +45,7 @@ export async function recall(
 ): Promise<RecallOutcome> {
   const started = deps.clock.now();
   // A request that does not say whether to verify gets the server's default (SERVICE_RECALL_VERIFY).
-  const verify = input.verify ?? deps.config.recallVerify.enabled;
+  const verify = input.verify ?? deps.config.recall.verify.enabled;
   if (verify) assertCanVerify(deps, 'verify');
   const filter = filterOf(input);
   let vector: Float32Array | null = null;
@@ -129,7 +129,7 @@ async function rankAll(
   ranking: RankOptions,
 ): Promise<{ ranked: Ranked[]; docs: number }> {
   const need = input.offset + input.limit;
-  if (vector && deps.config.recallRanking.mode === 'cosine') {
+  if (vector && deps.config.recall.ranking.mode === 'cosine') {
     return { ranked: await semanticRanking(deps, scope, vector, filter, input, ranking), docs: await deps.storage.patterns.count(scope) };
   }
   if (!vector && tokenSet(input.task).size === 0) {

@@ -8,7 +8,7 @@ import type { ServiceDeps } from './deps.js';
  */
 export function tiersInForce(deps: Pick<ServiceDeps, 'config' | 'reuseTiers'>): ReuseTierSettings {
   if (deps.reuseTiers) return deps.reuseTiers;
-  const { duplicate, adapt } = deps.config.tiers;
+  const { duplicate, adapt } = deps.config.recall.tiers;
   return {
     duplicate: duplicate ?? SPEC_TIERS.duplicate,
     adapt: adapt ?? SPEC_TIERS.adapt,

@@ -79,7 +79,7 @@ export async function reviewPage(
       toAsk.push(record);
     }
   }
-  const max = deps.config.recallVerify.max;
+  const max = deps.config.recall.verify.max;
   if (toAsk.length > max) {
     warnings.push(`${toAsk.length - max} reusable match(es) were not verified: at most ${max} per recall (SERVICE_RECALL_VERIFY_MAX)`);
   }

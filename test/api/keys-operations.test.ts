@@ -48,7 +48,7 @@ describe.skipIf(!hasPg)('pattern quota (max_patterns)', () => {
 
   it('a key without its own quota inherits the project quota', async () => {
     const key = (await t.call('POST', '/v1/keys', { name: 'inherits', project_id: 'capped' }, bearer(owner))).json();
-    await adminQuery("UPDATE projects SET max_patterns = 1 WHERE tenant_id = 'default' AND id = 'capped'", [], t.app.deps.config.databaseUrl ?? '');
+    await adminQuery("UPDATE projects SET max_patterns = 1 WHERE tenant_id = 'default' AND id = 'capped'", [], t.app.deps.config.storage.databaseUrl ?? '');
     expect((await t.call('POST', '/v1/learn', learnBody('first capped pattern'), bearer(key.secret))).statusCode).toBe(200);
     const res = await t.call('POST', '/v1/learn', learnBody('rotate the database credentials monthly'), bearer(key.secret));
     expect(res.statusCode).toBe(429);

@@ -26,7 +26,7 @@ export async function createEmbedder(
   let inner: Embedder;
   if (embedding.local || !embedding.hostedApiKey) {
     // Throws (startup stops) only when a transformer model is asked for without transformers.js.
-    const local = await createLocalEmbedder(embedding, { cacheDir: join(resolve(config.dataPath), 'models'), logger });
+    const local = await createLocalEmbedder(embedding, { cacheDir: join(resolve(config.storage.dataPath), 'models'), logger });
     logger.info(
       {
         provider: 'local',

@@ -10,9 +10,9 @@ import { createPool, describeUrl, isConnectionError } from '../storage/postgres/
  * so an unreachable server fails up front with a message naming it (never the password).
  */
 export async function openMaintenancePool(config: Config, purpose: string): Promise<pg.Pool> {
-  if (!config.databaseUrl) throw new ConfigError('SERVICE_DATABASE_URL', `required for \`service ${purpose}\``);
+  if (!config.storage.databaseUrl) throw new ConfigError('SERVICE_DATABASE_URL', `required for \`service ${purpose}\``);
   const pool = createPool(
-    { connectionString: config.databaseUrl, max: 2, statementTimeoutMs: 0, connectTimeoutMs: config.db.connectTimeoutMs },
+    { connectionString: config.storage.databaseUrl, max: 2, statementTimeoutMs: 0, connectTimeoutMs: config.storage.db.connectTimeoutMs },
     silentLogger,
   );
   try {
@@ -21,7 +21,7 @@ export async function openMaintenancePool(config: Config, purpose: string): Prom
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (isConnectionError(err)) {
-      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.databaseUrl)}: ${(err as Error).message}`, { cause: err });
+      throw new StorageUnavailableError(`cannot connect to PostgreSQL at ${describeUrl(config.storage.databaseUrl)}: ${(err as Error).message}`, { cause: err });
     }
     throw err;
   }

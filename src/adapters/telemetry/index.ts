@@ -17,10 +17,10 @@ export async function createTracer(
   config: Config,
   opts: { logger: Logger; instrumentPg: boolean },
 ): Promise<Tracer> {
-  if (!config.telemetry.enabled) return noopTracer;
+  if (!config.observability.telemetry.enabled) return noopTracer;
   const otel = await importOptional(() => import('./otel.js'), 'SERVICE_TELEMETRY=true (the @opentelemetry/* packages)', INSTALL_COMMAND);
   return otel.createOtelTracer({
-    endpoint: config.telemetry.endpoint,
+    endpoint: config.observability.telemetry.endpoint,
     serviceName: 'agent-memory-service',
     logger: opts.logger,
     pg: opts.instrumentPg ? (await import('pg')).default : undefined,

@@ -42,22 +42,22 @@ const SCOPE_LOCK_CLASS = 18_004;
  * connections, so service resumes by itself once the database is back.
  */
 export async function createPostgresStorage(config: Config, opts: PostgresStorageOptions = {}): Promise<Storage> {
-  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
+  if (!config.storage.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL storage');
   const logger = opts.logger ?? silentLogger;
   const ownsPool = !opts.pool;
   const pool = opts.pool ?? createServicePool(config, { logger, search: true });
-  await checkOnPool(pool, ownsPool, config.databaseUrl, async () => {
+  await checkOnPool(pool, ownsPool, config.storage.databaseUrl, async () => {
     await assertSchemaCurrent(pool, { dir: opts.migrationsDir });
     await assertPgvector(pool);
   });
 
   const db = new Db(pool, opts.instruments ?? noopInstruments, logger);
   // The queue shares the pool; its LISTEN connection is its own (a pooled client can't wait).
-  const jobs = createPostgresJobRepository(db, { listenUrl: config.databaseUrl, logger });
+  const jobs = createPostgresJobRepository(db, { listenUrl: config.storage.databaseUrl, logger });
   const plannerStats = new PlannerStatistics(db, logger);
   plannerStats.start();
   let closed = false;
-  const lockSlots = new Semaphore(Math.max(1, config.db.poolMax - 1));
+  const lockSlots = new Semaphore(Math.max(1, config.storage.db.poolMax - 1));
   return {
     kind: 'postgres',
     patterns: createPatternRepository(db, plannerStats),
@@ -85,7 +85,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
       // connection cannot hold the lock and work at once: only the in-process lock applies.
       // Locks of different scopes held at once are capped one below the pool size, so at least
       // one connection stays free for the work done under them (no starvation).
-      if (config.db.poolMax < 2) return fn();
+      if (config.storage.db.poolMax < 2) return fn();
       return lockSlots.run(() =>
         db.withLock('scope.lock', 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCOPE_LOCK_CLASS, `${scope.tenant_id}/${scope.project_id}`], fn),
       );

@@ -211,10 +211,10 @@ export interface PostgresKeyStoreOptions {
  * unless the schema is current, like the pattern storage.
  */
 export async function createPostgresKeyStore(config: Config, opts: PostgresKeyStoreOptions = {}): Promise<KeyStore> {
-  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for DB auth mode (API keys live in PostgreSQL)');
+  if (!config.storage.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for DB auth mode (API keys live in PostgreSQL)');
   const ownsPool = !opts.pool;
   const pool = opts.pool ?? createServicePool(config, { logger: opts.logger ?? silentLogger, search: false });
-  await checkOnPool(pool, ownsPool, config.databaseUrl, () => assertSchemaCurrent(pool, { dir: opts.migrationsDir }));
+  await checkOnPool(pool, ownsPool, config.storage.databaseUrl, () => assertSchemaCurrent(pool, { dir: opts.migrationsDir }));
   const db = new Db(pool, opts.instruments ?? noopInstruments, opts.logger ?? silentLogger);
   let closed = false;
   return {

@@ -14,13 +14,13 @@ export type PostgresPool = pg.Pool;
  * pool for the key store alone goes without them, so it never depends on pgvector's version.
  */
 export function createServicePool(config: Config, opts: { logger: Logger; search: boolean }): PostgresPool {
-  if (!config.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL');
+  if (!config.storage.databaseUrl) throw new Error('SERVICE_DATABASE_URL is required for PostgreSQL');
   return createPool(
     {
-      connectionString: config.databaseUrl,
-      max: config.db.poolMax,
-      statementTimeoutMs: config.db.statementTimeoutMs,
-      connectTimeoutMs: config.db.connectTimeoutMs,
+      connectionString: config.storage.databaseUrl,
+      max: config.storage.db.poolMax,
+      statementTimeoutMs: config.storage.db.statementTimeoutMs,
+      connectTimeoutMs: config.storage.db.connectTimeoutMs,
       ...(opts.search ? { sessionSql: SEARCH_SESSION_SQL } : {}),
     },
     opts.logger,
