@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The agent execution memory service: a two-stage build, non-root at run time, the bundled
-# embedding model inside (no network needed when running), a HEALTHCHECK on the health
-# endpoint. `docker compose up` (compose.yaml) runs it with PostgreSQL + pgvector.
+# embedding model inside (no network needed when running), a HEALTHCHECK on the readiness
+# probe (/readyz). `docker compose up` (compose.yaml) runs it with PostgreSQL + pgvector.
 #
 # Offline builds (no registry reachable): fill the npm cache with `npm ci` on the host, then
 #   podman build --network none -v $HOME/.npm:/root/.npm --build-arg NPM_FLAGS=--offline .
@@ -44,9 +44,9 @@ RUN mkdir -p /data && chown 10001:10001 /data
 USER 10001:10001
 VOLUME ["/data"]
 EXPOSE 8000
-# Healthy while the server answers its health endpoint: 200, or 401 when a key is required
-# and none is configured for the probe (SERVICE_API_KEY). 503 (storage down, maintenance) is not.
+# Healthy while the server is ready: its readiness probe /readyz (no key, no audit event, no
+# rate limit) answers 200 once storage answers a query; 503 (storage down) or no answer is not.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "const k=process.env.SERVICE_API_KEY;fetch('http://127.0.0.1:'+(process.env.SERVICE_PORT||8000)+'/v1/health',{headers:k?{authorization:'Bearer '+k}:{}}).then(r=>process.exit(r.status===200||r.status===401?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SERVICE_PORT||8000)+'/readyz').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "bin/service.js"]
 CMD ["serve"]

@@ -1,17 +1,40 @@
 import type { FastifyInstance } from 'fastify';
-import { DeepHealthResponse, HealthResponse, VersionResponse } from '../../src/contracts/health.js';
+import { DeepHealthResponse, HealthResponse, LivenessResponse, ReadinessResponse, VersionResponse } from '../../src/contracts/health.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
-import { basicHealth, deepHealth } from '../../src/services/health.js';
+import { basicHealth, deepHealth, readiness } from '../../src/services/health.js';
 import { authed } from '../context.js';
 import { defineRoute } from '../define-route.js';
 import type { VersionInfo } from '../version.js';
 
-/** /v1/version (no auth), /v1/health and /v1/health/deep (both stay up in maintenance). */
+/** The probes for orchestrators (Dockerfile HEALTHCHECK, compose): outside /v1 like /metrics. */
+export const LIVENESS_PATH = '/livez';
+export const READINESS_PATH = '/readyz';
+
+/**
+ * /v1/version (no auth), /v1/health and /v1/health/deep (both stay up in maintenance), and the
+ * probes /livez and /readyz: no key, no rate limit, no audit event, up in maintenance too.
+ */
 export function healthRoutes(app: FastifyInstance, deps: ServiceDeps, meta: { version: VersionInfo; startedAt: Date }): void {
   defineRoute(app, {
     method: 'GET', url: '/v1/version', public: true, rateClass: 'exempt', response: VersionResponse,
     tag: 'health', summary: 'Build information (no authentication).',
     handler: () => meta.version,
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: LIVENESS_PATH, public: true, rateClass: 'exempt', response: LivenessResponse,
+    tag: 'health', summary: '(+) Liveness probe (no authentication): 200 `{status: "up"}` while the process answers.',
+    handler: (): LivenessResponse => ({ status: 'up' }),
+  });
+
+  defineRoute(app, {
+    method: 'GET', url: READINESS_PATH, public: true, rateClass: 'exempt', response: ReadinessResponse, errors: [503], sameShapeErrors: [503],
+    tag: 'health', summary: '(+) Readiness probe (no authentication): 200 `ready` when storage answers a query, else 503 `not_ready`.',
+    handler: async (_input, _request, reply) => {
+      const ready = await readiness(deps);
+      reply.status(ready.status === 'ready' ? 200 : 503);
+      return ready;
+    },
   });
 
   defineRoute(app, {

@@ -40,6 +40,37 @@ export const PatternKey = z
 
 export const ProjectId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'project ids are 1-64 letters, digits, _ or -');
 
+/**
+ * Every stored time is one text form (docs/behavior.md "Timestamps"): UTC at millisecond
+ * precision as `Date.toISOString()` writes it, years 0001-9999. The range sits inside
+ * PostgreSQL's timestamptz range and keeps four-digit years, so the text sorts as time does and
+ * both storages hold, compare and answer the same instant.
+ */
+export const TIMESTAMP_RANGE = { earliest: '0001-01-01T00:00:00.000Z', latest: '9999-12-31T23:59:59.999Z' } as const;
+const EARLIEST_MS = Date.parse(TIMESTAMP_RANGE.earliest);
+const LATEST_MS = Date.parse(TIMESTAMP_RANGE.latest);
+
+/**
+ * An ISO 8601 date-time in the stored form, or null when it is no date-time or lies outside
+ * TIMESTAMP_RANGE. Digits past the millisecond are cut, not rounded (rounding could carry a
+ * time past the range's end).
+ */
+export function normalizedTimestamp(iso: string): string | null {
+  const ms = Date.parse(iso.replace(/(\.\d{3})\d+/, '$1'));
+  if (!Number.isFinite(ms) || ms < EARLIEST_MS || ms > LATEST_MS) return null;
+  return new Date(ms).toISOString();
+}
+
+/** An ISO 8601 date-time with a time zone, as input: validated and normalised (normalizedTimestamp). */
+export const Timestamp = z
+  .iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z' })
+  .transform((iso, ctx) => {
+    const normalized = normalizedTimestamp(iso);
+    if (normalized !== null) return normalized;
+    ctx.addIssue({ code: 'custom', message: `must lie between ${TIMESTAMP_RANGE.earliest} and ${TIMESTAMP_RANGE.latest}` });
+    return z.NEVER;
+  });
+
 /** Query strings arrive as text; these coerce and keep the same bounds as the body fields. */
 export const queryBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

@@ -38,6 +38,14 @@ export const DeepHealthResponse = z.object({
 });
 export type DeepHealthResponse = z.infer<typeof DeepHealthResponse>;
 
+/** (+) Liveness: the process answers. Nothing else is said (the route takes no key). */
+export const LivenessResponse = z.object({ status: z.literal('up') }).strict();
+export type LivenessResponse = z.infer<typeof LivenessResponse>;
+
+/** (+) Readiness: `ready` (200) when storage answers a query, else `not_ready` (503); nothing more. */
+export const ReadinessResponse = z.object({ status: z.enum(['ready', 'not_ready']) }).strict();
+export type ReadinessResponse = z.infer<typeof ReadinessResponse>;
+
 export const VersionResponse = z.object({
   app_version: z.string(),
   api_version: z.literal('v1'),

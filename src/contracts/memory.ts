@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt, text } from './common.js';
+import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
 export const LearnRequest = z.object({
@@ -11,7 +11,7 @@ export const LearnRequest = z.object({
   classification: Classification.default('internal'),
   source: Source.default('api'),
   author: text(200).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
+  expires_at: Timestamp.optional(),
   /** (+) Ask the LLM before merging into a near-identical pattern. */
   verify_duplicates: z.boolean().optional(),
 }).strict();
@@ -207,10 +207,10 @@ export const ImportRecord = z.object({
   classification: Classification.optional(),
   source: Source.optional(),
   author: text(200).nullable().optional(),
-  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  expires_at: Timestamp.nullable().optional(),
   redacted: z.boolean().optional(),
-  created_at: z.iso.datetime({ offset: true }).optional(),
-  updated_at: z.iso.datetime({ offset: true }).optional(),
+  created_at: Timestamp.optional(),
+  updated_at: Timestamp.optional(),
 });
 export type ImportRecord = z.input<typeof ImportRecord>;
 /** A flat import record after parsing. */

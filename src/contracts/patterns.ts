@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { Classification, queryInt, Source } from './common.js';
+import { Classification, queryInt, Source, Timestamp } from './common.js';
 
-/** A point in time as the query string carries it (ISO 8601 with a time zone). */
-const DateTime = z.string().datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
 const score = z.coerce.number().min(0).max(10);
 
 /** (+) GET /v1/patterns: one page of the scope's patterns, newest `updated_at` first. */
@@ -16,8 +14,8 @@ export const PatternListQuery = z.object({
   min_score: score.optional(),
   max_score: score.optional(),
   /** updated_at bounds, both exclusive. */
-  updated_after: DateTime.optional(),
-  updated_before: DateTime.optional(),
+  updated_after: Timestamp.optional(),
+  updated_before: Timestamp.optional(),
 }).strict();
 /** The query as a client sends it (the numbers are coerced from text on the server). */
 export type PatternListQuery = Omit<z.input<typeof PatternListQuery>, 'limit' | 'min_score' | 'max_score'> & {

@@ -1,4 +1,4 @@
-import type { DeepHealthResponse, HealthResponse } from '../contracts/health.js';
+import type { DeepHealthResponse, HealthResponse, ReadinessResponse } from '../contracts/health.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { tierPolicyReport } from './tier-policy.js';
@@ -76,6 +76,15 @@ export async function deepHealth(deps: ServiceDeps, meta: { version: string; sta
     reuse_tiers: tiersInForce(deps),
     ...(tierPolicy ? { tier_policy: tierPolicy } : {}),
   };
+}
+
+/**
+ * (+) Readiness for probes (docs/behavior.md "Health and maintenance"): storage answers a real
+ * query. Only ready or not: the cause goes to the log, never to the unauthenticated caller.
+ */
+export async function readiness(deps: ServiceDeps): Promise<ReadinessResponse> {
+  const storage = await probe(deps, 'storage', () => deps.storage.ping());
+  return { status: storage.status === 'ok' ? 'ready' : 'not_ready' };
 }
 
 /** The caller's project's tier policy; a failure to fit is logged and leaves it out (health still answers). */

@@ -6,6 +6,7 @@ import { idFromPatternKey } from './ids.js';
 import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord, PatternHistoryResponse } from '../contracts/memory.js';
 import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
+import { normalizedTimestamp } from '../contracts/common.js';
 
 /** How many eval observations the history shows (the ranking reads the same recent ones). */
 export const HISTORY_EVALS = 20;
@@ -69,16 +70,32 @@ export async function listPatterns(deps: ServiceDeps, scope: Scope, input: Patte
   };
 }
 
+/**
+ * The cursor: base64url of `[updated_at, id]`, the time in the stored form (normalizedTimestamp),
+ * so it is at most 4/3 of 24 + 64 + 7 characters (128), inside the query's 200. A record kept
+ * from before times were normalised on input is listed by the instant its storage compares.
+ */
 function encodeCursor(cursor: PatternCursor): string {
-  return Buffer.from(JSON.stringify([cursor.updated_at, cursor.id])).toString('base64url');
+  const at = normalizedTimestamp(cursor.updated_at) ?? cursor.updated_at;
+  return Buffer.from(JSON.stringify([at, cursor.id])).toString('base64url');
 }
 
-/** A cursor this service wrote, or a 422 naming the field (never passed to storage unchecked). */
+/**
+ * A cursor this service wrote, or a 422 naming the field (never passed to storage unchecked):
+ * it must decode to exactly what encodeCursor writes (a time in the stored form and range, a
+ * pattern id) and encode back to the same text, so no other cursor gets through.
+ */
 function decodeCursor(cursor: string): PatternCursor {
   try {
-    const [updated_at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof updated_at === 'string' && !Number.isNaN(Date.parse(updated_at)) && typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-      return { updated_at, id };
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(decoded) && decoded.length === 2) {
+      const [updated_at, id] = decoded as unknown[];
+      if (
+        typeof updated_at === 'string' && normalizedTimestamp(updated_at) === updated_at &&
+        typeof id === 'string' && idFromPatternKey(patternKey(id)) === id && encodeCursor({ updated_at, id }) === cursor
+      ) {
+        return { updated_at, id };
+      }
     }
   } catch {
     // Falls through to the 422 below.

@@ -19,7 +19,7 @@ describe('request ids and unknown routes', () => {
 });
 
 describe('maintenance mode', () => {
-  it('answers 503 everywhere except the two health endpoints', async () => {
+  it('answers 503 everywhere except the two health endpoints and the probes', async () => {
     const t = await start({ SERVICE_MAINTENANCE: 'true' });
     const learn = await t.call('POST', '/v1/learn', learnBody('x'));
     expect(learn.statusCode).toBe(503);
@@ -28,6 +28,8 @@ describe('maintenance mode', () => {
     expect((await t.call('GET', '/v1/version')).statusCode).toBe(503);
     expect((await t.call('GET', '/v1/health')).statusCode).toBe(200);
     expect((await t.call('GET', '/v1/health/deep')).statusCode).toBe(200);
+    expect((await t.call('GET', '/livez')).statusCode).toBe(200);
+    expect((await t.call('GET', '/readyz')).statusCode).toBe(200);
   });
 });
 

@@ -16,7 +16,7 @@ const hasPg = await requirePostgres('permission matrix');
 const database = perFileDatabase('perm_matrix');
 
 /** Routes that take no API key, each with its own credential (or none). Reviewed by hand on purpose. */
-const PUBLIC_ROUTES = new Set(['GET /v1/version', 'GET /v1/openapi.json', 'POST /v1/keys/bootstrap', 'GET /metrics', 'POST /v1/billing/webhook', 'GET /console', 'GET /console/assets/:file']);
+const PUBLIC_ROUTES = new Set(['GET /v1/version', 'GET /livez', 'GET /readyz', 'GET /v1/openapi.json', 'POST /v1/keys/bootstrap', 'GET /metrics', 'POST /v1/billing/webhook', 'GET /console', 'GET /console/assets/:file']);
 
 /** A concrete path for a route pattern: ids that exist nowhere, so nothing real is touched. */
 function concretePath(url: string): string {

@@ -337,6 +337,20 @@ export function patternContract(current: () => Storage): void {
       expect(await storage.patterns.list(SCOPE_C, { limit: 5, after: null })).toEqual([]);
     });
 
+    it('pages exactly over stored times with 0-9 fractional digits and many equal ones (limits 1, 7, 100)', async () => {
+      // Times as a store may already hold them (kept before input times were normalised):
+      // 120 patterns over 4 seconds, many within one millisecond or exactly equal.
+      const T = (n: number) => {
+        const digits = n % 10;
+        const fraction = `4${String(n % 3).repeat(8)}`.slice(0, digits);
+        return `2025-02-01T00:00:0${Math.floor(n / 30)}${digits ? `.${fraction}` : ''}Z`;
+      };
+      for (let n = 0; n < 120; n++) await storage.patterns.insert(SCOPE_A, makePattern(n, { updated_at: T(n) }), vec(1, n));
+      const full = ids(await storage.patterns.list(SCOPE_A, { limit: 1000, after: null }));
+      expect(new Set(full).size).toBe(120);
+      for (const limit of [1, 7, 100]) expect((await all(SCOPE_A, limit)).flat(), `limit ${limit}`).toEqual(full);
+    });
+
     it('applies the filter inside the listing: classification, source, score and update-time bounds', async () => {
       await storage.patterns.insert(SCOPE_A, makePattern(1, { success_score: 2, classification: 'public', updated_at: at(10) }), vec(1));
       await storage.patterns.insert(SCOPE_A, makePattern(2, { success_score: 6, source: 'cli', updated_at: at(20) }), vec(1));

@@ -80,6 +80,10 @@ describe.skipIf(!hasPg)('PostgreSQL down at startup', () => {
       const deep = await server.inject({ method: 'GET', url: '/v1/health/deep' });
       expect(deep.statusCode).toBe(503);
       expect(deep.json().status).toBe('error');
+      // The probes: alive, not ready (and nothing more said).
+      expect((await server.inject({ method: 'GET', url: '/livez' })).json()).toEqual({ status: 'up' });
+      const notReady = await server.inject({ method: 'GET', url: '/readyz' });
+      expect([notReady.statusCode, notReady.json()]).toEqual([503, { status: 'not_ready' }]);
       const learn = await server.inject({ method: 'POST', url: '/v1/learn', payload: { task: 'count words', code: 'wc()', eval_score: 6 } });
       expect(learn.statusCode).toBe(503);
       expect(learn.json().detail).toEqual(expect.any(String));
@@ -92,6 +96,8 @@ describe.skipIf(!hasPg)('PostgreSQL down at startup', () => {
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(status).toBe(200);
+      const ready = await server.inject({ method: 'GET', url: '/readyz' });
+      expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ready' }]);
       const stored = await server.inject({ method: 'POST', url: '/v1/learn', payload: { task: 'count words', code: 'wc()', eval_score: 6 } });
       expect(stored.statusCode, stored.body).toBe(200);
       expect((await server.inject({ method: 'GET', url: '/v1/health/deep' })).json().status).not.toBe('error');
@@ -109,6 +115,9 @@ describe.skipIf(!hasPg)('PostgreSQL down at startup', () => {
       const res = await server.inject({ method: 'GET', url: '/v1/metrics', headers: { authorization: `Bearer svc_${'a'.repeat(43)}` } });
       expect(res.statusCode, res.body).toBe(503);
       expect(res.json().detail).toMatch(/not reachable yet/);
+      // The probes take no key: alive, not ready.
+      expect((await server.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200);
+      expect((await server.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     } finally {
       await server.close();
       await app.close();

@@ -6,7 +6,7 @@ import type { PatternRepository } from '../../../ports/storage.js';
 import type { Db, Queryer } from './db.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { EVAL_INSERT_SQL } from './scoped.js';
-import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, scoresFromText, vectorParam, type PatternRow } from './rows.js';
+import { parseVector, PATTERN_COLUMNS, patternValues, rowToPattern, scopeWhere, scoresFromText, UPDATED_AT_MS, vectorParam, type PatternRow } from './rows.js';
 import { lockTenantQuota } from './tenant-quota.js';
 import { buildHybridStatement, hybridResult, type HybridRow } from './hybrid-search.js';
 import { buildSearchStatement, distanceToSimilarity, type SearchStatement } from './search.js';
@@ -237,13 +237,13 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
       let where = scopeWhere(scope, filter, params);
       if (after !== null) {
         params.push(after.updated_at, after.id);
-        where += ` AND (updated_at, id COLLATE "C") < ($${params.length - 1}::timestamptz, $${params.length})`;
+        where += ` AND (${UPDATED_AT_MS}, id COLLATE "C") < ($${params.length - 1}::timestamptz, $${params.length})`;
       }
       params.push(limit);
       // No index on updated_at (0003 dropped it to keep reuse updates HOT): the scope's rows are
       // found by the primary key and the newest `limit` kept by a top-N sort.
       const res = await db.query<PatternRow>(
-        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE ${where} ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
+        `SELECT ${PATTERN_COLUMNS} FROM patterns WHERE ${where} ORDER BY ${UPDATED_AT_MS} DESC, id COLLATE "C" DESC LIMIT $${params.length}`,
         params,
         'patterns.list',
       );

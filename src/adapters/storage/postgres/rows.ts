@@ -6,6 +6,15 @@ export const PATTERN_COLUMNS =
   'id, task, code, output, eval_score, success_score, reuse_count, run_id, classification, source, ' +
   'author, expires_at, redacted, created_at, updated_at, last_aged_at';
 
+/**
+ * updated_at at the precision the service keeps and answers (milliseconds, see
+ * normalizedTimestamp; pg reads a timestamptz into a Date, which cuts the microseconds the
+ * same way). Listing, its cursor and the update-time filters compare this, never the raw
+ * column: a row stored with microseconds (an import before input times were normalised) would
+ * otherwise fall between a millisecond cursor and the next page and never be listed.
+ */
+export const UPDATED_AT_MS = "date_trunc('milliseconds', updated_at)";
+
 /** A patterns row as pg returns it: the record's fields, with timestamps as Date and enums as text. */
 export type PatternRow = Omit<PatternRecord, 'classification' | 'source' | 'expires_at' | 'created_at' | 'updated_at' | 'last_aged_at'> & {
   classification: string;
@@ -120,11 +129,11 @@ export function scopeWhere(scope: Scope, filter: PatternFilter | undefined, para
   }
   if (filter?.updated_after !== undefined) {
     params.push(filter.updated_after);
-    parts.push(`updated_at > $${params.length}::timestamptz`);
+    parts.push(`${UPDATED_AT_MS} > $${params.length}::timestamptz`);
   }
   if (filter?.updated_before !== undefined) {
     params.push(filter.updated_before);
-    parts.push(`updated_at < $${params.length}::timestamptz`);
+    parts.push(`${UPDATED_AT_MS} < $${params.length}::timestamptz`);
   }
   return parts.join(' AND ');
 }
