@@ -6,7 +6,7 @@ import { wasm } from '../../src/adapters/storage/json/engine/dot-kernel.js';
 
 /**
  * The relaxed int8 kernel is used only where the runtime offers relaxed SIMD as it is: choosing
- * a kernel flips no process-wide V8 flag (docs/behavior.md "JSON store: the search engine").
+ * a kernel flips no process-wide V8 flag (docs/behavior.md "Storages").
  * On Node 20 the operator may offer it by starting Node with the flag themselves.
  */
 

@@ -18,7 +18,8 @@
  *   `VectorIndex.setEncoded` decodes straight into its rows.
  *
  * The engine reads and writes no files: durability is the repositories'
- * (scope-store.ts over ../durable/). Its only outside inputs are core's pure helpers.
+ * (scope-store.ts over ../durable/). Its only outside inputs are core's pure helpers. Which
+ * storage has which search feature, and why: docs/behavior.md "Storages".
  */
 export { VectorIndex } from './vector-index.js';
 export type { IndexHit } from './hit-order.js';

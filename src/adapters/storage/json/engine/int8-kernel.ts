@@ -176,7 +176,7 @@ let relaxedChecked: boolean | undefined;
  * The V8 flag that offers relaxed SIMD on Node 20 (on by default from Node 22). The service
  * never sets it: a flag flipped at run time changes the whole process, every module compiled
  * after it included. An operator who wants the relaxed kernel on Node 20 starts Node with it
- * (`node --experimental-wasm-relaxed-simd bin/service.js serve`; docs/behavior.md).
+ * (`node --experimental-wasm-relaxed-simd bin/service.js serve`; docs/behavior.md "Storages").
  */
 export const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
 
