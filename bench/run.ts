@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { RELAXED_SIMD_FLAG } from '../src/adapters/storage/json/engine/int8-kernel.js';
 import { parseArgs, USAGE, UsageError, type BenchOptions } from './args.js';
 import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
@@ -35,7 +36,9 @@ async function runChild(jobJson: string): Promise<void> {
 function measureInChild(job: SizeJob): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
     const script = fileURLToPath(import.meta.url);
-    const child = spawn(process.execPath, ['--expose-gc', script, CHILD_FLAG, JSON.stringify(job)], {
+    // Node 20's relaxed SIMD flag, when the bench was started with it, reaches the measuring process too.
+    const relaxed = process.execArgv.filter((a) => a === RELAXED_SIMD_FLAG);
+    const child = spawn(process.execPath, [...relaxed, '--expose-gc', script, CHILD_FLAG, JSON.stringify(job)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';

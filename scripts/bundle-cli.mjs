@@ -83,6 +83,19 @@ export async function bundleCli(root, outName = 'dist') {
     banner: { js: "import { createRequire as __cliRequire } from 'node:module'; const require = __cliRequire(import.meta.url);" },
     plugins: [keepPackagesOutside, deferRequires],
   });
+  // The JSON store's scan thread starts its worker by URL, './scan-worker.js' beside the module
+  // that starts it (src/adapters/storage/json/engine/scan-thread.ts), which is now one of the
+  // chunks here: the worker is bundled beside them, a file of its own.
+  await build({
+    entryPoints: { 'scan-worker': join(out, 'src', 'adapters', 'storage', 'json', 'engine', 'scan-worker.js') },
+    outdir: join(out, 'cli'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    plugins: [keepPackagesOutside],
+  });
   // Sources are named as they will be found once installed: dist/commands/recall.js.
   const asInstalled = (p) => {
     const rel = relative(root, resolve(p)).split('\\').join('/');

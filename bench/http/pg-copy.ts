@@ -4,7 +4,7 @@ import { getPriority, setPriority } from 'node:os';
 import pg from 'pg';
 import { buildSearchStatement, SEARCH_SESSION_SQL } from '../../src/adapters/storage/postgres/search.js';
 import { newId } from '../../src/services/ids.js';
-import { createDots, wasm } from '../../src/adapters/storage/json/dot-kernel.js';
+import { createDots, wasm } from '../../src/adapters/storage/json/engine/dot-kernel.js';
 import { syntheticQueries, syntheticRunStream, type TaskSource } from '../synthetic.js';
 import { DEV_SCOPE, openEmbedder } from './fill.js';
 

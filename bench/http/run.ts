@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
-import { relaxedInt8Works } from '../../src/adapters/storage/json/int8-kernel.js';
+import { relaxedInt8Works } from '../../src/adapters/storage/json/engine/int8-kernel.js';
 import { STORAGE_FACTORIES } from '../storages.js';
 import { DEV_SCOPE, fillStore } from './fill.js';
 import { corpusTasks } from '../corpora.js';

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../args.js';
+import { RELAXED_SIMD_FLAG } from '../../src/adapters/storage/json/engine/int8-kernel.js';
 import { processCpu } from './proc-cpu.js';
 
 /** Ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
@@ -59,6 +60,8 @@ export function startServe(
 ): Promise<ServedStore> {
   const root = opts.root ?? repoRoot();
   const nodeArgs = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : [];
+  // A bench started with Node 20's relaxed SIMD flag serves with it too (the kernel it reports).
+  if (process.execArgv.includes(RELAXED_SIMD_FLAG)) nodeArgs.push(RELAXED_SIMD_FLAG);
   const args = [...nodeArgs, join(root, 'bin', 'service.js'), 'serve', '--port', '0'];
   if (opts.workers !== undefined && storeEnv.SERVICE_STORAGE === 'postgres') args.push('--workers', String(opts.workers));
   const env: NodeJS.ProcessEnv = {};

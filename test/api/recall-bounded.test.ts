@@ -72,8 +72,8 @@ vi.mock('../../src/core/hybrid.js', async (importOriginal) => {
 // product is a small fraction of a candidate's work at a stage: about 0.1 µs as int8, 0.03 µs
 // per float dimension group), and each row kept among the best (filter + heap) is a step.
 const ROWS_PER_STEP = 32;
-vi.mock('../../src/adapters/storage/json/dot-kernel.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/adapters/storage/json/dot-kernel.js')>();
+vi.mock('../../src/adapters/storage/json/engine/dot-kernel.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/engine/dot-kernel.js')>();
   type Dots = ReturnType<typeof real.createDots>;
   const countedDots = (dots: Dots): Dots => (q, m, n, strideBytes, out) => {
     step(1 + n / ROWS_PER_STEP);
@@ -84,8 +84,8 @@ vi.mock('../../src/adapters/storage/json/dot-kernel.js', async (importOriginal) 
     createDots: (...args: Parameters<typeof real.createDots>) => countedDots(real.createDots(...args)),
   };
 });
-vi.mock('../../src/adapters/storage/json/int8-kernel.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/adapters/storage/json/int8-kernel.js')>();
+vi.mock('../../src/adapters/storage/json/engine/int8-kernel.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/engine/int8-kernel.js')>();
   type Int8Dots = ReturnType<typeof real.createInt8Dots>['dots']; // the float kernel's, plus row scales and sums
   const countedInt8Dots = (dots: Int8Dots): Int8Dots => (q, m, n, strideBytes, out, scales, sums) => {
     step(1 + n / ROWS_PER_STEP);
@@ -99,8 +99,8 @@ vi.mock('../../src/adapters/storage/json/int8-kernel.js', async (importOriginal)
     },
   };
 });
-vi.mock('../../src/adapters/storage/json/top-rows.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/adapters/storage/json/top-rows.js')>();
+vi.mock('../../src/adapters/storage/json/engine/top-rows.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/storage/json/engine/top-rows.js')>();
   return {
     ...real,
     TopRows: class<T> extends real.TopRows<T> {

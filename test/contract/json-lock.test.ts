@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, LOCK_FILE, type DataLock } from '../../src/adapters/storage/json/lock.js';
+import { acquireLock, LOCK_FILE, type DataLock } from '../../src/adapters/storage/json/durable/lock.js';
 
 let dir: string;
 const locks: DataLock[] = [];

@@ -3,7 +3,7 @@ import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJsonStorage, type JsonStorage } from '../../src/adapters/storage/json/index.js';
-import { defaultScanThread } from '../../src/adapters/storage/json/scan-thread.js';
+import { defaultScanThread } from '../../src/adapters/storage/json/engine/scan-thread.js';
 import type { HybridQuery } from '../../src/core/hybrid.js';
 import { makePattern, SCOPE_A } from './storage.contract.fixtures.js';
 

@@ -14,8 +14,9 @@ import type { Storage } from '../../src/ports/storage.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * Transpiles the adapter and everything it imports (relative imports, followed transitively)
- * into `outDir`, so a plain `node` child can run the same code the tests import.
+ * Transpiles the adapter and everything it imports (relative imports, followed transitively,
+ * and the workers it starts) into `outDir`, so a plain `node` child can run the same code the
+ * tests import.
  */
 export async function transpileAdapter(outDir: string): Promise<string> {
   const entry = path.join(ROOT, 'src/adapters/storage/json/index.ts');
@@ -33,7 +34,8 @@ export async function transpileAdapter(outDir: string): Promise<string> {
     const out = path.join(outDir, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
     await mkdir(path.dirname(out), { recursive: true });
     await writeFile(out, outputText);
-    for (const m of source.matchAll(/from\s+'(\.{1,2}\/[^']+)\.js'/g)) {
+    // Imports, and modules started by URL (the scan thread's worker: new URL('./x.js', import.meta.url)).
+    for (const m of source.matchAll(/(?:from\s+|new URL\()'(\.{1,2}\/[^']+)\.js'/g)) {
       queue.push(path.resolve(path.dirname(file), `${m[1]}.ts`));
     }
   }

@@ -2,7 +2,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppendLog } from '../../src/adapters/storage/json/append-log.js';
+import { AppendLog } from '../../src/adapters/storage/json/durable/append-log.js';
 
 /**
  * Group commit of the JSON journal: every POST recall appends its reuse, counter and ROI lines

@@ -8,8 +8,8 @@ import {
   relaxedInt8Works,
   type Int8DotsFn,
   type Int8QueryLayout,
-} from '../../src/adapters/storage/json/int8-kernel.js';
-import { wasm, type WasmMemory } from '../../src/adapters/storage/json/dot-kernel.js';
+} from '../../src/adapters/storage/json/engine/int8-kernel.js';
+import { wasm, type WasmMemory } from '../../src/adapters/storage/json/engine/dot-kernel.js';
 
 /** A seeded generator (the test's data must not change between runs). */
 function seeded(seed: number): () => number {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { KeywordIndex } from '../../src/adapters/storage/json/keyword-index.js';
+import { KeywordIndex } from '../../src/adapters/storage/json/engine/keyword-index.js';
 import { bm25OfText, distinctTerms, selectiveTerms } from '../../src/core/bm25.js';
 import { WorkBudget } from '../../src/core/slices.js';
 
 /**
  * The JSON keyword index keeps each posting's BM25 contributions between queries
- * (adapters/storage/json/keyword-index.ts). Whatever learns, re-learns and deletes come between
+ * (adapters/storage/json/engine/keyword-index.ts). Whatever learns, re-learns and deletes come between
  * two queries, the answer must be the one an index built from scratch on the same texts gives,
  * score for score: the cache may save work, never change a result.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
-import { SCORE_BLOCK_ROWS, selectTop, selectTopByBlocks } from '../../src/adapters/storage/json/row-selection.js';
+import { Int8Rows } from '../../src/adapters/storage/json/engine/int8-rows.js';
+import { SCORE_BLOCK_ROWS, selectTop, selectTopByBlocks } from '../../src/adapters/storage/json/engine/row-selection.js';
 
 /** Block maxima as Int8Rows.blockMaxima gives them (whole blocks only). */
 function maximaOf(scores: Float32Array): Float32Array {

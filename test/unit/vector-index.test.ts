@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { Int8Rows } from '../../src/adapters/storage/json/int8-rows.js';
-import { defaultScanThread, MAX_SCAN_SLOTS, ScanThread } from '../../src/adapters/storage/json/scan-thread.js';
-import { relaxedInt8Works, sharedInt8Modules } from '../../src/adapters/storage/json/int8-kernel.js';
-import { VectorIndex } from '../../src/adapters/storage/json/vector-index.js';
+import { Int8Rows } from '../../src/adapters/storage/json/engine/int8-rows.js';
+import { defaultScanThread, MAX_SCAN_SLOTS, ScanThread } from '../../src/adapters/storage/json/engine/scan-thread.js';
+import { relaxedInt8Works, sharedInt8Modules } from '../../src/adapters/storage/json/engine/int8-kernel.js';
+import { VectorIndex } from '../../src/adapters/storage/json/engine/vector-index.js';
 import { WorkBudget } from '../../src/core/slices.js';
 
 const DIM = 384;

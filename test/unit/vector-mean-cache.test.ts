@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { VectorMean } from '../../src/adapters/storage/json/vector-mean.js';
+import { VectorMean } from '../../src/adapters/storage/json/engine/vector-mean.js';
 import { dot, unitVector } from '../../src/core/hybrid.js';
 
 /**
  * VectorMean keeps the mean, its norm² and each pattern's dot with it between changes
- * (adapters/storage/json/vector-mean.ts): after any add, remove or reset, every answer must be
+ * (adapters/storage/json/engine/vector-mean.ts): after any add, remove or reset, every answer must be
  * the one computed afresh from the new mean.
  */
 describe('JSON vector mean: kept mean dots', () => {

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditEvent } from '../../../core/types.js';
-import { AppendLog } from './append-log.js';
-import { atomicWriteFile, scanLines } from './fs-durable.js';
+import { AppendLog } from './durable/append-log.js';
+import { atomicWriteFile, scanLines } from './durable/fs-durable.js';
 
 export const AUDIT_FILE = 'audit.ndjson';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { BillingAccount } from '../../../core/billing.js';
 import type { BillingRepository, UsageMonth } from '../../../ports/billing.js';
 import type { PatternRepository } from '../../../ports/storage.js';
-import { atomicWriteFile } from './fs-durable.js';
+import { atomicWriteFile } from './durable/fs-durable.js';
 
 export const BILLING_FILE = 'billing.json';
 

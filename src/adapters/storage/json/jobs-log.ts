@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { StoredJob } from '../../../ports/jobs.js';
-import { AppendLog } from './append-log.js';
-import { atomicWriteFile, scanLines } from './fs-durable.js';
-import { corruptFile, replayJournal } from './journal-replay.js';
+import { AppendLog } from './durable/append-log.js';
+import { atomicWriteFile, scanLines } from './durable/fs-durable.js';
+import { corruptFile, replayJournal } from './durable/journal-replay.js';
 
 export const JOBS_SNAPSHOT_FILE = 'jobs.snapshot.ndjson';
 export const JOBS_JOURNAL_FILE = 'jobs.journal.ndjson';

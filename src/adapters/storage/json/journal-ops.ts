@@ -3,7 +3,7 @@ import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '
 /**
  * One journal line per mutation. Every op is applied by the same code live and on replay
  * (scope-state.ts), so a reloaded scope is exactly the scope that acknowledged the writes.
- * `v` holds a base64 Float32 vector (see vector-codec.ts).
+ * `v` holds a base64 Float32 vector (see engine/vector-codec.ts).
  */
 export type JournalOp =
   | { op: 'put'; p: PatternRecord; v?: string }

@@ -5,7 +5,7 @@ import type { JournalOp } from './journal-ops.js';
 import type { ScopeRegistry } from './scope-registry.js';
 import { assertDimension } from './patterns-repo.js';
 import { assertTenantRoom } from './tenant-quota.js';
-import { assertVector, encodeVector, normalized } from './vector-codec.js';
+import { assertVector, encodeVector, normalized } from './engine/index.js';
 
 /**
  * A learn's writes as ONE journal line (a `batch` op): the pattern put, its eval observation,

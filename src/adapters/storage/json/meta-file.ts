@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EmbeddingInfo } from '../../../core/types.js';
-import { atomicWriteFile } from './fs-durable.js';
+import { atomicWriteFile } from './durable/fs-durable.js';
 
 export const META_FILE = 'meta.json';
 

@@ -8,7 +8,7 @@ import { assertPatternId, isPatternId } from './ids.js';
 import type { ScopeRegistry } from './scope-registry.js';
 import type { ScopeStore } from './scope-store.js';
 import { assertTenantRoom } from './tenant-quota.js';
-import { assertVector, encodeVector, normalized } from './vector-codec.js';
+import { assertVector, encodeVector, normalized } from './engine/index.js';
 import type { JournalOp } from './journal-ops.js';
 
 function matches(p: PatternRecord, f: PatternFilter | undefined): boolean {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { targetCovers, type DeletionCounts, type DeletionTarget } from '../../../core/governance.js';
 import type { DeletionOptions, GovernanceRepository } from '../../../ports/storage.js';
 import type { AuditLog } from './audit-log.js';
-import { atomicWriteFile, ensureDirDurable, fsyncDir, removeStaleTemps } from './fs-durable.js';
+import { atomicWriteFile, ensureDirDurable, fsyncDir, removeStaleTemps } from './durable/fs-durable.js';
 import { assertScope, isScopeIdName, PROJECTS_DIR, TENANTS_DIR } from './ids.js';
 import type { JsonJobQueue } from './jobs-repo.js';
 import type { ScopeRegistry } from './scope-registry.js';

@@ -1,10 +1,7 @@
 import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
-import { KeywordIndex } from './keyword-index.js';
-import { encodeVector } from './vector-codec.js';
-import { VectorIndex } from './vector-index.js';
-import { VectorMean } from './vector-mean.js';
+import { encodeVector, KeywordIndex, VectorIndex, VectorMean } from './engine/index.js';
 
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;

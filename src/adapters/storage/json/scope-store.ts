@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { AppendLog } from './append-log.js';
-import { atomicWriteFile, ensureDirDurable, removeStaleTemps, scanLines } from './fs-durable.js';
+import { AppendLog } from './durable/append-log.js';
+import { atomicWriteFile, ensureDirDurable, removeStaleTemps, scanLines } from './durable/fs-durable.js';
 import type { JournalLine, JournalOp, SnapshotLine } from './journal-ops.js';
 import { ScopeState } from './scope-state.js';
-import { corruptFile, replayJournal } from './journal-replay.js';
+import { corruptFile, replayJournal } from './durable/journal-replay.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
 export const SNAPSHOT_FILE = 'snapshot.ndjson';

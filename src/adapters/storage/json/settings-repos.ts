@@ -6,7 +6,7 @@ import type { RollupResponse } from '../../../contracts/analytics.js';
 import { ROLLUP_WINDOWS, type RollupWindow } from '../../../core/roi.js';
 import type { Scope } from '../../../core/types.js';
 import type { ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
-import { atomicWriteFile, ensureDirDurable } from './fs-durable.js';
+import { atomicWriteFile, ensureDirDurable } from './durable/fs-durable.js';
 import { isScopeIdName, scopeDir, TENANTS_DIR } from './ids.js';
 
 /**

@@ -1,6 +1,6 @@
 import { FloatRows } from './float-rows.js';
 import { Int8Rows } from './int8-rows.js';
-import { sortInSlices, type WorkBudget } from '../../../core/slices.js';
+import { sortInSlices, type WorkBudget } from '../../../../core/slices.js';
 import { selectFromThread, selectTop, selectTopByBlocks, type SelectedRows } from './row-selection.js';
 import { SCAN_ROWS_PER_UNIT, SlicedScans, type Candidates } from './sliced-scans.js';
 import { defaultScanThread, type ScanThread } from './scan-thread.js';

@@ -1,4 +1,4 @@
-import { dot } from '../../../core/hybrid.js';
+import { dot } from '../../../../core/hybrid.js';
 
 /**
  * The running sum and count of one scope's unit vectors (hybrid recall centres cosines on

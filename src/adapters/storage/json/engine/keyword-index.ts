@@ -1,5 +1,5 @@
-import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../core/bm25.js';
-import type { WorkBudget } from '../../../core/slices.js';
+import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../../core/bm25.js';
+import type { WorkBudget } from '../../../../core/slices.js';
 import { IndexTopK } from './index-top-k.js';
 import { TopRows } from './top-rows.js';
 

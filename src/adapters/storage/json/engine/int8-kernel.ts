@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { sharedMaximaModule } from './dot-kernel.js';
 import {
   BLOCK, brIf, END, F32_STORE, get, I32_ADD, I32_EQZ, I32_LT_U, I32_SUB, i32const, LOOP, MAX_MEMORY_PAGES, moduleBytes,
@@ -174,19 +173,25 @@ const sharedRelaxedInt8KernelBytes = () => relaxedInt8KernelBytes(true);
 let relaxedChecked: boolean | undefined;
 
 /**
- * Whether this runtime runs the relaxed int8 kernel, and runs it right. Node 20's engine has
- * relaxed SIMD behind a flag (on by default from Node 22), which is switched on here before
- * any relaxed module is compiled; an engine without it (or where the flag does nothing) keeps
- * the plain kernel. The kernel is then checked on known answers: an engine that computes the
- * instruction otherwise (relaxed results are the engine's choice outside the range used here)
- * keeps the plain kernel too, so results never depend on the engine.
+ * The V8 flag that offers relaxed SIMD on Node 20 (on by default from Node 22). The service
+ * never sets it: a flag flipped at run time changes the whole process, every module compiled
+ * after it included. An operator who wants the relaxed kernel on Node 20 starts Node with it
+ * (`node --experimental-wasm-relaxed-simd bin/service.js serve`; docs/behavior.md "Storages").
+ */
+export const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
+
+/**
+ * Whether this runtime runs the relaxed int8 kernel, and runs it right: only where the runtime
+ * offers relaxed SIMD as it was started (the module validates), and the kernel then gives the
+ * known answers: an engine that computes the instruction otherwise (relaxed results are the
+ * engine's choice outside the range used here) keeps the plain kernel too, so results never
+ * depend on the engine.
  */
 export function relaxedInt8Works(): boolean {
   if (relaxedChecked === undefined) {
     relaxedChecked = false;
     try {
       const bytes = relaxedInt8KernelBytes();
-      if (!wasm.validate(bytes)) setFlagsFromString('--experimental-wasm-relaxed-simd');
       if (wasm.validate(bytes)) {
         const module = new wasm.Module(bytes);
         relaxedChecked = int8KnownAnswersHold((memory) => new wasm.Instance(module, { env: { mem: memory } }).exports.dots as Int8DotsFn, 'offset-u8');

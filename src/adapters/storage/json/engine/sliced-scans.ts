@@ -1,4 +1,4 @@
-import type { WorkBudget } from '../../../core/slices.js';
+import type { WorkBudget } from '../../../../core/slices.js';
 import { TopRows } from './top-rows.js';
 
 /**

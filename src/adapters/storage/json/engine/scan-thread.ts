@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { WasmMemory } from './dot-kernel.js';
 import { sharedInt8Modules } from './int8-kernel.js';
-import { kthLargest, SCORE_BLOCK_ROWS } from './row-selection.js';
-import { DEFAULT_SLOT_LIMITS, Slot, SLOT_FIELD, SLOT_FLOOR_AT, SLOT_QUERY_AT, SLOT_STATUS, slotLayout, SlotPool, type SlotLimits } from './scan-slots.js';
+import { DEFAULT_SLOT_LIMITS, Slot, SLOT_FIELD, SLOT_QUERY_AT, SLOT_STATUS, SlotPool, type SlotLimits } from './scan-slots.js';
+import type { ScanWorkerData, ScanWorkerMessage } from './scan-worker.js';
 
 /**
  * A second thread for the JSON store's int8 vector scans (Int8Rows), so that on a machine
@@ -20,7 +20,8 @@ import { DEFAULT_SLOT_LIMITS, Slot, SLOT_FIELD, SLOT_FLOOR_AT, SLOT_QUERY_AT, SL
  * go to the smaller id, which only the caller knows). It reads rows the main thread may be
  * writing meanwhile: the caller (VectorIndex) discards an answer when its rows changed
  * between the request and the answer, and searches on the main thread instead, so a torn
- * read is never used. Jobs and answers pass through shared slots (scan-slots.ts).
+ * read is never used. Jobs and answers pass through shared slots (scan-slots.ts); the thread's
+ * own code is scan-worker.ts.
  *
  * A fault of the thread (it exits, throws, or cannot start) never fails a search: pending
  * and later requests answer null and the caller scans on the main thread.
@@ -64,102 +65,24 @@ export interface ScanResult {
 /** The job's fields the thread reads from the slot's header, in SLOT_FIELD's names. */
 const JOB_FIELDS = ['key', 'rowsAt', 'rows', 'keep', 'strideBytes', 'scalesAt', 'sumsAt', 'laneQueryAt', 'laneScoresAt', 'laneMaximaAt', 'laneRows', 'queryBytes'] as const;
 
+/** How to start the thread's code (scan-worker.ts): its module, and any options Node needs for it. */
+export interface WorkerScript {
+  url: URL;
+  execArgv?: string[];
+}
+
 /**
- * The thread's code: plain JavaScript, evaluated as the worker's script (no file to find after
- * bundling). A number from the main thread is a slot's index: the thread runs the slot's job,
- * writes its answer there and posts the job's id back. Objects announce a slot's memory, a
- * WebAssembly memory by its key, or that a memory is gone.
+ * The scan worker beside this module: scan-worker.js in a build (dist/src/… from tsc, and
+ * dist/cli/ beside the command line's bundled chunks: scripts/bundle-cli.mjs bundles it there
+ * too). Where this module runs as TypeScript source (under vitest), the worker is the .ts file
+ * beside it, which a worker of Node 20 can load only through the project's source loader
+ * (scripts/ts-source-loader.mjs, compiling TypeScript as it loads); a build never needs it.
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const BLOCK = ${SCORE_BLOCK_ROWS};
-const F = ${JSON.stringify(SLOT_FIELD)};
-const STATUS = ${JSON.stringify(SLOT_STATUS)};
-const kthLargest = ${kthLargest.toString()};
-const { limits, layout } = workerData;
-const memories = new Map();
-const kernels = new Map();
-const slots = [];
-// Scratch reused by every scan: a fresh 40 kB array per 10k-row scan cost more than the
-// selection itself (allocation, zeroing, its collection later). Grown, never shrunk.
-let scores = new Float32Array(0);
-let maxima = new Float32Array(0);
-function slotViews(buffer) {
-  return {
-    header: new Int32Array(buffer, 0, ${SLOT_QUERY_AT / 4}),
-    floor: new Float64Array(buffer, ${SLOT_FLOOR_AT}, 1),
-    query: new Uint8Array(buffer, ${SLOT_QUERY_AT}, limits.queryBytes),
-    rows: new Int32Array(buffer, layout.rowsAt, limits.rows),
-    scores: new Float32Array(buffer, layout.scoresAt, limits.rows),
-  };
+export function scanWorkerScript(here: string = import.meta.url): WorkerScript {
+  if (!here.endsWith('.ts')) return { url: new URL('./scan-worker.js', here) };
+  const loader = new URL('../../../../../scripts/ts-source-loader.mjs', here);
+  return { url: new URL('./scan-worker.ts', here), execArgv: [...process.execArgv, '--import', loader.href] };
 }
-function kernelOf(key) {
-  let k = kernels.get(key);
-  if (k) return k;
-  const memory = memories.get(key);
-  if (!memory) throw new Error('no memory of key ' + key);
-  const env = { env: { mem: memory } };
-  k = {
-    memory,
-    dots: new WebAssembly.Instance(workerData.dots, env).exports.dots,
-    maxima: new WebAssembly.Instance(workerData.maxima, env).exports.dots,
-  };
-  kernels.set(key, k);
-  return k;
-}
-function scan(slot) {
-  const h = slot.header;
-  const k = kernelOf(h[F.key]);
-  const n = h[F.rows], laneRows = h[F.laneRows], stride = h[F.strideBytes], keepBest = h[F.keep];
-  const laneScoresAt = h[F.laneScoresAt], laneMaximaAt = h[F.laneMaximaAt];
-  new Uint8Array(k.memory.buffer, h[F.laneQueryAt], h[F.queryBytes]).set(slot.query.subarray(0, h[F.queryBytes]));
-  const blocks = Math.floor(n / BLOCK);
-  if (scores.length < n) scores = new Float32Array(n);
-  if (maxima.length < blocks) maxima = new Float32Array(blocks);
-  for (let from = 0; from < n; from += laneRows) {
-    const m = Math.min(laneRows, n - from);
-    k.dots(h[F.laneQueryAt], h[F.rowsAt] + from * stride, m, stride, laneScoresAt, h[F.scalesAt] + 4 * from, h[F.sumsAt] + 4 * from);
-    scores.set(new Float32Array(k.memory.buffer, laneScoresAt, m), from);
-    k.maxima(laneScoresAt, Math.floor(m / BLOCK), laneMaximaAt);
-    maxima.set(new Float32Array(k.memory.buffer, laneMaximaAt, Math.floor(m / BLOCK)), from / BLOCK);
-  }
-  // selectTopByBlocks' floor, by its own function.
-  const floor = blocks >= keepBest ? kthLargest(maxima, blocks, keepBest) : -Infinity;
-  const rows = slot.rows, rowScores = slot.scores;
-  let count = 0;
-  for (let b = 0; b <= blocks; b++) {
-    if (b < blocks && maxima[b] < floor) continue;
-    const end = b < blocks ? (b + 1) * BLOCK : n;
-    for (let r = b * BLOCK; r < end; r++) {
-      if (!(scores[r] >= floor)) continue;
-      if (count === limits.rows) return STATUS.overflow;
-      rows[count] = r;
-      rowScores[count++] = scores[r];
-    }
-  }
-  h[F.count] = count;
-  slot.floor[0] = floor;
-  return STATUS.done;
-}
-parentPort.on('message', (m) => {
-  if (typeof m === 'number') {
-    const slot = slots[m];
-    let status = STATUS.failed;
-    try {
-      status = scan(slot);
-    } catch {}
-    slot.header[F.status] = status;
-    parentPort.postMessage(slot.header[F.id]);
-  } else if (m.type === 'slot') {
-    slots[m.index] = slotViews(m.buffer);
-  } else if (m.type === 'memory') {
-    memories.set(m.key, m.memory);
-  } else if (m.type === 'drop') {
-    memories.delete(m.key);
-    kernels.delete(m.key);
-  }
-});
-`;
 
 /**
  * How long after two searches overlapped a lone one still goes to the thread. Far longer than
@@ -197,6 +120,7 @@ export class ScanThread {
     private readonly modules: { dots: object; maxima: object },
     private readonly now: () => number = () => performance.now(),
     private readonly limits: SlotLimits = DEFAULT_SLOT_LIMITS,
+    private readonly script: WorkerScript = scanWorkerScript(),
   ) {}
 
   /**
@@ -242,12 +166,12 @@ export class ScanThread {
       // Held while a request waits, so a command whose only work left is this scan does not exit.
       worker.ref();
       try {
-        if (fresh) worker.postMessage({ type: 'slot', index: slot.index, buffer: slot.buffer });
+        if (fresh) post(worker, { type: 'slot', index: slot.index, buffer: slot.buffer });
         if (!this.known.has(job.key)) {
-          worker.postMessage({ type: 'memory', key: job.key, memory: job.memory });
+          post(worker, { type: 'memory', key: job.key, memory: job.memory });
           this.known.add(job.key);
         }
-        worker.postMessage(slot.index);
+        post(worker, slot.index);
       } catch {
         // The worker may now lack a slot or a memory it will be asked for: start afresh.
         this.lost(worker);
@@ -259,7 +183,7 @@ export class ScanThread {
   /** The memory behind `key` is gone: the thread lets go of its kernels (and its mapping). */
   drop(key: number): void {
     if (!this.known.delete(key)) return;
-    this.worker?.postMessage({ type: 'drop', key });
+    if (this.worker) post(this.worker, { type: 'drop', key });
   }
 
   /** Requests sent and not answered yet (tests wait on this). */
@@ -281,9 +205,8 @@ export class ScanThread {
     if (this.starts >= MAX_STARTS) return null;
     this.starts++;
     try {
-      const { rowsAt, scoresAt } = slotLayout(this.limits);
-      const workerData = { ...this.modules, limits: this.limits, layout: { rowsAt, scoresAt } };
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+      const workerData: ScanWorkerData = { ...this.modules, limits: this.limits };
+      const worker = new Worker(this.script.url, { workerData, execArgv: this.script.execArgv });
       worker.unref();
       worker.on('message', (id: number) => this.answered(id));
       // An error ends the worker ('exit' follows); either way its pending requests answer null.
@@ -331,6 +254,11 @@ export class ScanThread {
     this.pending.clear();
     for (const { resolve } of waiting) resolve(null);
   }
+}
+
+/** A message to the thread: a slot's index (run its job), or one of scan-worker.ts's messages. */
+function post(worker: Worker, message: number | ScanWorkerMessage): void {
+  worker.postMessage(message);
 }
 
 let shared: ScanThread | null | undefined;
