@@ -1,35 +1,35 @@
-import {
-  DomainError, InsufficientStorageError, InternalError, StorageUnavailableError, UnavailableError, type PartialProgress,
-} from '../core/errors.js';
+import { DomainError, InsufficientStorageError, InternalError, StorageUnavailableError, UnavailableError, type PartialProgress } from '../core/errors.js';
+import { classifyStorageFault, fileSystemErrno } from './storage-faults.js';
 
 /**
  * The answer of an import that a write failure stopped part-way, carrying how far it got
  * (docs/behavior.md "Import"): the counts and the last record written, in the body and the
- * message. The failure is classified, because only some are worth the same request again:
- * - the store unreachable or faulting (a lost PostgreSQL connection, a disk I/O error): 503,
- *   re-run the import (records already stored are skipped);
+ * message. Only a failure the next try may not meet (storage-faults.ts) advises a re-run:
+ * - the store unreachable or faulting: 503, re-run the import (stored records are skipped);
  * - the store full: 507;
  * - a refusal the caller can act on (a quota): its own code, with the counts;
- * - anything else fails the same way every time (a row the database refuses, a bug): 500,
- *   its cause logged and never shown, and no advice to re-run.
+ * - anything else fails the same way every time: 500, its cause logged and never shown.
  */
 export function importStopped(err: unknown, progress: PartialProgress, atomicBatches: boolean): DomainError {
   const counts = writtenSoFar(progress, atomicBatches);
-  if (err instanceof InsufficientStorageError || isOutOfSpace(err)) {
-    return new InsufficientStorageError(`import stopped: the storage is full${describeFault(err)}: ${counts}`, { cause: err }).withProgress(progress);
+  const errno = fileSystemErrno(err);
+  const why = err instanceof UnavailableError ? ` (${err.message})` : errno ? ` (${errno})` : '';
+  switch (classifyStorageFault(err)) {
+    case 'full':
+      return new InsufficientStorageError(`import stopped: the storage is full${why}: ${counts}`, { cause: err }).withProgress(progress);
+    case 'unavailable':
+      return new StorageUnavailableError(
+        `import stopped by a storage failure${why}: ${counts}: re-run the import (records already stored are skipped)`,
+        { cause: err },
+      ).withProgress(progress);
+    case 'domain':
+      return (err as DomainError).withProgress(progress);
+    case 'refused':
+      return new InternalError(
+        `import stopped by an unexpected error (logged): ${counts}; the same records would fail again until its cause is fixed`,
+        { cause: err },
+      ).withProgress(progress);
   }
-  if (err instanceof UnavailableError || isFileSystemFault(err)) {
-    const why = err instanceof UnavailableError ? ` (${err.message})` : describeFault(err);
-    return new StorageUnavailableError(
-      `import stopped by a storage failure${why}: ${counts}: re-run the import (records already stored are skipped)`,
-      { cause: err },
-    ).withProgress(progress);
-  }
-  if (err instanceof DomainError && err.code !== 'internal_error') return err.withProgress(progress);
-  return new InternalError(
-    `import stopped by an unexpected error (logged): ${counts}; the same records would fail again until its cause is fixed`,
-    { cause: err },
-  ).withProgress(progress);
 }
 
 /** The counts as a sentence: what is stored, and what is not. */
@@ -38,15 +38,3 @@ export function writtenSoFar(p: PartialProgress, atomicBatches: boolean): string
   const last = p.last_written ? ` (the last written: record ${p.last_written.index}, ${p.last_written.key})` : '';
   return `${p.imported} of ${p.total} records were written (${p.skipped} skipped), ${rest}${last}`;
 }
-
-const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
-
-const isOutOfSpace = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes(String(errnoOf(err)));
-
-/** A file system error (EIO, EROFS, …): the JSON store's disk, which may work on the next try. */
-const isFileSystemFault = (err: unknown) => {
-  const code = errnoOf(err);
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
-};
-
-const describeFault = (err: unknown) => (isFileSystemFault(err) ? ` (${String(errnoOf(err))})` : '');
