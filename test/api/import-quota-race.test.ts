@@ -96,17 +96,18 @@ describe.skipIf(!hasPg)('parallel imports under a key quota', () => {
     // A: 66 records (batches of 64 and 2); B: 3 records, written between A's two batches.
     let firstBatchOfA!: () => void;
     const aWroteItsFirstBatch = new Promise<void>((resolve) => (firstBatchOfA = resolve));
-    let answerOfB!: Promise<LightMyRequestResponse>;
+    const pending: { answerOfB?: Promise<LightMyRequestResponse> } = {};
     let embedsOfA = 0;
     gateEmbedders([t], async (texts) => {
       if (texts[0].startsWith('B ')) return aWroteItsFirstBatch;
       if (++embedsOfA === 2) {
         firstBatchOfA();
-        await answerOfB;
+        await pending.answerOfB;
       }
     });
     const a = t.call('POST', '/v1/import', { records: records('A ', 66).map((r, i) => ({ ...r, key: `patterns/a${i}` })) }, auth);
-    answerOfB = t.call('POST', '/v1/import', { records: records('B ', 3).map((r, i) => ({ ...r, key: `patterns/b${i}` })) }, auth);
+    const answerOfB = t.call('POST', '/v1/import', { records: records('B ', 3).map((r, i) => ({ ...r, key: `patterns/b${i}` })) }, auth);
+    pending.answerOfB = answerOfB;
     expect((await answerOfB).json()).toEqual({ imported: 3, skipped: 0, total: 3 });
     const refused = await a;
     expect(refused.statusCode).toBe(429);
