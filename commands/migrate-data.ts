@@ -2,9 +2,19 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config/index.js';
+import type { RefusedPattern } from '../src/services/copy-data.js';
 import { action, ioOf } from './shared/context.js';
-import { UsageError } from './shared/exit-codes.js';
+import { ExitCode, UsageError } from './shared/exit-codes.js';
 import { createOutput } from './shared/output.js';
+
+/** The refused patterns, one line each (the JSON output lists them under `refused`). */
+function refusedLines(refused: RefusedPattern[]): string[] {
+  if (refused.length === 0) return [];
+  return [
+    `  refused by the target, not copied: ${refused.length}`,
+    ...refused.map((r) => `    ${r.tenant_id}/${r.project_id} ${r.id}: ${r.reason}`),
+  ];
+}
 
 interface MigrateDataOptions {
   from: string;
@@ -55,8 +65,15 @@ export function register(program: Command): void {
             report.nul_stripped > 0 ? `  ${report.nul_stripped} patterns held NUL characters (PostgreSQL cannot store them): copied without them` : '',
             `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}, run counters of ${report.metrics} scope${report.metrics === 1 ? '' : 's'}`,
             report.embedding ? `  embedding model: ${report.embedding.model} (${report.embedding.dimension} dimensions)` : '',
+            ...refusedLines(report.refused),
           ].filter(Boolean).join('\n'),
         );
+        // Everything else is copied; a pattern the target refused is not, so the copy is incomplete.
+        if (report.refused.length > 0) {
+          out.note(`${report.refused.length} pattern${report.refused.length === 1 ? ' was' : 's were'} refused by the target and not copied (listed above)`);
+          return ExitCode.FAILURE;
+        }
+        return ExitCode.OK;
       } finally {
         out.progressDone();
       }

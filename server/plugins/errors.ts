@@ -37,7 +37,7 @@ interface Mapped {
 export function installErrorHandling(app: FastifyInstance, maxBodySize: number): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = mapError(error, maxBodySize);
-    if (mapped.status >= 500 && !(error instanceof DomainError)) {
+    if (mapped.status >= 500 && (!(error instanceof DomainError) || error.code === 'internal_error')) {
       request.log.error({ err: error }, 'unhandled error');
     } else if (mapped.status >= 500) {
       request.log.warn({ err: error }, (error as Error).message);
@@ -81,7 +81,9 @@ const FRAMEWORK_DETAIL: Record<string, string> = {
 /** The status and body of any error, `code` included: the status is the code's row of the error table. */
 export function mapError(error: unknown, maxBodySize: number): Mapped {
   const { code, body, status } = mapToCode(error, maxBodySize);
-  return { status: status ?? errorRow(code).status, body: { code, ...body } };
+  // A request stopped part-way says how far it got (an import: its counts), whatever the code.
+  const progress = error instanceof DomainError && error.progress ? error.progress : {};
+  return { status: status ?? errorRow(code).status, body: { code, ...body, ...progress } };
 }
 
 /** An error's code and body; `status` only where Fastify's own status is kept as it came. */

@@ -13,9 +13,46 @@ export const BM25_B = 0.75;
 // Every term of a text, repeats kept: the tokenizer of core/text.ts (tokenSet gives the same terms as a set).
 export { termsOf };
 
-/** Distinct terms of a text, in first-seen order (a query's terms). */
+/**
+ * The longest term, in UTF-8 bytes, that is a keyword. A longer run of letters and digits (a
+ * pasted blob, a base64 payload) is no word anyone searches by, and PostgreSQL cannot index
+ * it at all (a btree entry holds at most about 2.7 kB): it is left out of the keyword side on
+ * both storages, for documents (their postings and length) and queries alike, and the pattern
+ * is stored as any other. Migration 0009's recall_terms applies the same bound in SQL.
+ */
+export const MAX_KEYWORD_TERM_BYTES = 256;
+
+/** True when `term` is short enough to be a keyword (MAX_KEYWORD_TERM_BYTES). */
+export function isKeywordTerm(term: string): boolean {
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair 4 for two units): most terms are decided by their length alone.
+  if (term.length * 3 <= MAX_KEYWORD_TERM_BYTES) return true;
+  if (term.length > MAX_KEYWORD_TERM_BYTES) return false;
+  return utf8Length(term) <= MAX_KEYWORD_TERM_BYTES;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** The keyword terms of a text, repeats kept: termsOf without the terms too long to be keywords. */
+export function keywordTermsOf(text: string): string[] {
+  const terms = termsOf(text);
+  return terms.every(isKeywordTerm) ? terms : terms.filter(isKeywordTerm);
+}
+
+/** Distinct keyword terms of a text, in first-seen order (a query's terms). */
 export function distinctTerms(text: string): string[] {
-  return [...new Set(termsOf(text))];
+  return [...new Set(keywordTermsOf(text))];
 }
 
 /** Term → how often it occurs. */
@@ -103,7 +140,7 @@ export function bm25(queryTerms: readonly string[], doc: ReadonlyMap<string, num
 
 /** BM25 of a task text (tokenized here) for the query's distinct terms. */
 export function bm25OfText(queryTerms: readonly string[], task: string, stats: Bm25Stats): number {
-  const terms = termsOf(task);
+  const terms = keywordTermsOf(task);
   return bm25(queryTerms, termCounts(terms), terms.length, stats);
 }
 
@@ -160,8 +197,11 @@ export class Bm25Scorer {
       if (isAsciiWordChar(c)) {
         if (start < 0) start = i;
       } else if (start >= 0) {
-        length++;
-        this.countWord(text, start, i);
+        // An ASCII word's bytes are its characters; one too long is no keyword (isKeywordTerm).
+        if (i - start <= MAX_KEYWORD_TERM_BYTES) {
+          length++;
+          this.countWord(text, start, i);
+        }
         start = -1;
       }
     }

@@ -12,12 +12,43 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * How far a request that stopped part-way had got, sent in its error body next to the code:
+ * an import's counts and the last record it wrote (records up to it are stored or were
+ * skipped, none after it).
+ */
+export interface PartialProgress {
+  imported: number;
+  skipped: number;
+  total: number;
+  /** The last record written: its index in the request's records and its key (null: none). */
+  last_written: { index: number; key: string } | null;
+}
+
 export class DomainError extends Error {
   readonly code: ErrorCode;
+  /** Set when the request had already written part of its work (see PartialProgress). */
+  progress: PartialProgress | null = null;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+  }
+
+  /** The same error, now also saying how far the request had got. */
+  withProgress(progress: PartialProgress): this {
+    this.progress = progress;
+    return this;
+  }
+}
+
+/**
+ * 500 for a failure that repeating the request cannot fix (a bug, a row the database refuses
+ * every time): the cause is logged, never shown; the message is safe to show (a job shows it).
+ */
+export class InternalError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal_error', message, options);
   }
 }
 

@@ -5,6 +5,7 @@ import type { EmbeddingInfo, PatternRecord, Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { CopiedPattern, Storage } from '../ports/storage.js';
+import { classifyStorageFault } from './storage-faults.js';
 
 /** Patterns handled per round (one embed call when re-embedding). */
 const BATCH_SIZE = 64;
@@ -37,6 +38,18 @@ export interface CopyReport {
   feedback: number;
   vectors: 'copied' | 're-embedded';
   embedding: EmbeddingInfo | null;
+  /**
+   * Patterns the target refuses every time it is asked (storage-faults.ts `refused`), with
+   * the target's reason: not copied, and the copy goes on with the rest. A rerun asks again.
+   */
+  refused: RefusedPattern[];
+}
+
+export interface RefusedPattern {
+  tenant_id: string;
+  project_id: string;
+  id: string;
+  reason: string;
 }
 
 function sameModel(a: EmbeddingInfo, b: EmbeddingInfo): boolean {
@@ -83,7 +96,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
   for (const scope of scopes) total += await source.patterns.count(scope);
   const report: CopyReport = {
     scopes: scopes.length, patterns: 0, skipped: 0, completed: 0, metrics: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0,
-    vectors: readVectors ? 'copied' : 're-embedded', embedding,
+    vectors: readVectors ? 'copied' : 're-embedded', embedding, refused: [],
   };
   opts.onProgress?.(0, total);
 
@@ -108,23 +121,52 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
       // A zero or NaN vector (a task its model reduced to nothing) goes in as zeros.
       items.push({ record, vector: storableVector(vector), evals: historyOf(p, recent), skills: (await source.skills.get(scope, p.id)).map(withoutNul) });
     }
-    if (target.patterns.copyIn) {
-      // Each pattern with its evaluations and skills in one atomic write.
-      await target.patterns.copyIn(scope, items);
-    } else {
-      // One write each; a run killed between them is completed by the next (completeCopied).
-      for (const item of items) {
-        await target.patterns.insert(scope, item.record, item.vector);
-        for (const e of item.evals) await target.evals.add(scope, item.record.id, e.score, e.at);
-        if (item.skills.length > 0) await target.skills.set(scope, item.record.id, item.skills);
-      }
-    }
-    for (const item of items) {
+    for (const item of await writeRefusingNone(scope, items)) {
       report.patterns += 1;
       report.evals += item.evals.length;
       if (item.skills.length > 0) report.skills += 1;
     }
     opts.onProgress?.(report.patterns + report.skipped, Math.max(total, report.patterns + report.skipped));
+  };
+
+  /**
+   * Writes a batch; when the target refuses it for good (not an outage: storage-faults.ts),
+   * writes its patterns one by one, so one pattern the target refuses is reported and skipped
+   * instead of stopping the copy. An outage or a full disk stops the copy (a rerun resumes).
+   * Returns the patterns written.
+   */
+  const writeRefusingNone = async (scope: Scope, items: CopiedPattern[]): Promise<CopiedPattern[]> => {
+    try {
+      await writePatterns(scope, items);
+      return items;
+    } catch (err) {
+      if (classifyStorageFault(err) !== 'refused' || items.length === 0) throw err;
+    }
+    const written: CopiedPattern[] = [];
+    for (const item of items) {
+      try {
+        await writePatterns(scope, [item]);
+        written.push(item);
+      } catch (err) {
+        if (classifyStorageFault(err) !== 'refused') throw err;
+        report.refused.push({ ...scope, id: item.record.id, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return written;
+  };
+
+  const writePatterns = async (scope: Scope, items: CopiedPattern[]): Promise<void> => {
+    if (target.patterns.copyIn) {
+      // Each pattern with its evaluations and skills in one atomic write.
+      await target.patterns.copyIn(scope, items);
+      return;
+    }
+    // One write each; a run killed between them is completed by the next (completeCopied).
+    for (const item of items) {
+      await target.patterns.insert(scope, item.record, item.vector);
+      for (const e of item.evals) await target.evals.add(scope, item.record.id, e.score, e.at);
+      if (item.skills.length > 0) await target.skills.set(scope, item.record.id, item.skills);
+    }
   };
 
   /**

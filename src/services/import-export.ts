@@ -1,5 +1,5 @@
 import { resetDate } from '../core/billing.js';
-import { DomainError, EmbeddingUnavailableError, InsufficientStorageError, QuotaExceededError, StorageUnavailableError } from '../core/errors.js';
+import { DomainError, EmbeddingUnavailableError, QuotaExceededError, type PartialProgress } from '../core/errors.js';
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { sortImportRecords } from '../core/reference-records.js';
 import type { ExportRecord, ExportResponse, ImportInput, ImportRecordInput, ImportResponse } from '../contracts/memory.js';
@@ -9,7 +9,9 @@ import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './au
 import type { BatchOutcome, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
+import { importStopped } from './import-stopped.js';
 import { parsePatternKey } from './patterns.js';
+import { scopeLocks } from './scope-lock.js';
 
 /**
  * One exported pattern: every stored field plus governance metadata, addressed by key instead
@@ -53,6 +55,8 @@ const IMPORT_BATCH = 64;
 interface PlannedWrite {
   record: PatternRecord;
   replace: boolean;
+  /** The record's index in the request's records. */
+  index: number;
 }
 
 /**
@@ -61,9 +65,12 @@ interface PlannedWrite {
  * reference system's versioned shape are mapped onto ours first; those that cannot be
  * (unknown version, key outside `patterns/`) are skipped and listed with the reason.
  *
- * Whole-request checks come before any write (issue 18, 3): every key is parsed and the
- * pattern quota is checked for the whole import, so a refusal leaves the store untouched. A
- * storage failure while writing answers 503 saying exactly how many records were written.
+ * Whole-request checks come before any write: every key is parsed and the pattern quota is
+ * checked for the whole import, so a refusal leaves the store untouched. Each batch is then
+ * checked against the key's quota again and written under the scope lock learn holds (so
+ * parallel imports and learns never pass it, across server processes too); the plan's quota
+ * is checked by the storage in the batch's own atomic write. An import stopped part-way
+ * answers with its counts and the last record written (import-stopped.ts).
  */
 export async function importRecords(
   deps: ServiceDeps,
@@ -75,34 +82,40 @@ export async function importRecords(
   const redactionCounts: RedactionCounts = {};
   const total = input.records.length;
   const { importable, rejected } = sortImportRecords<ImportRecordInput>(input.records);
-  const plan = await planImport(deps, scope, { records: importable, overwrite: input.overwrite }, redactionCounts, opts);
-  const { batches } = plan;
-  let skipped = plan.skipped + rejected.length;
-  const tenantQuota = await enforceImportQuota(deps, scope, ctx, batches.flat().filter((w) => !w.replace).length);
+  const rejectedAt = new Set(rejected.map((r) => r.index));
+  const indexes = input.records.map((_, i) => i).filter((i) => !rejectedAt.has(i));
+  const plan = await planImport(deps, scope, { records: importable, indexes, overwrite: input.overwrite }, redactionCounts, opts);
+  const progress: PartialProgress = { imported: 0, skipped: plan.skipped + rejected.length, total, last_written: null };
+  const atomic = deps.storage.patterns.writeBatch !== undefined;
+  const newPatterns = (writes: PlannedWrite[]) => writes.filter((w) => !w.replace).length;
 
-  let imported = 0;
-  for (const writes of batches) {
+  let tenantQuota: TenantPatternQuota | null;
+  try {
+    tenantQuota = await enforceImportQuota(deps, scope, ctx, newPatterns(plan.batches.flat()));
+  } catch (err) {
+    throw err instanceof DomainError ? err.withProgress(progress) : err;
+  }
+  for (const writes of plan.batches) {
     // The embedder failing is an outage before this batch's writes: report what is in.
-    const vectors = await embedForImport(deps, writes, imported, skipped, total);
+    const vectors = await embedForImport(deps, writes, progress);
     let outcome: BatchOutcome;
     try {
-      outcome = await writeBatch(deps, scope, writes, vectors, tenantQuota);
+      outcome = await scopeLocks(deps.storage).run(scope, async () => {
+        await enforceKeyQuota(deps, scope, ctx, newPatterns(writes));
+        return writeBatch(deps, scope, writes, vectors, tenantQuota);
+      });
     } catch (err) {
-      if (err instanceof DomainError) throw err;
-      // Storages with atomic batches (both adapters) leave nothing of the failed batch behind.
-      const atomic = deps.storage.patterns.writeBatch !== undefined;
-      const message =
-        `import stopped by a storage failure${describeFault(err)}: ${imported} of ${total} records were written ` +
-        `(${skipped} skipped)${atomic ? ', none of the rest' : '; records of the failed batch may be partly written'}: ` +
-        're-run the import (records already stored are skipped)';
-      throw isOutOfSpace(err) ? new InsufficientStorageError(message, { cause: err }) : new StorageUnavailableError(message, { cause: err });
+      throw importStopped(err, progress, atomic);
     }
     // Counted from what the write stored, not from the plan: records another run of the same
-    // job stored in between are skipped, so the counts add up to what is stored (issue 25, 9).
-    imported += outcome.written;
-    skipped += outcome.present;
+    // job stored in between are skipped, so the counts add up to what is stored.
+    progress.imported += outcome.written;
+    progress.skipped += outcome.present;
+    const last = writes[writes.length - 1];
+    progress.last_written = { index: last.index, key: patternKey(last.record.id) };
   }
 
+  const { imported, skipped } = progress;
   if (Object.keys(redactionCounts).length > 0) await auditRedaction(deps, scope, ctx, redactionCounts, 'import');
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total });
   const result: ImportResponse = { imported, skipped, total };
@@ -123,17 +136,11 @@ export interface ImportOptions {
 /** Index width of derived ids: 10,000 records fit in 3 base-36 digits; 4 leave room. */
 const DERIVED_INDEX_WIDTH = 4;
 
-const isOutOfSpace = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes(String((err as NodeJS.ErrnoException | null)?.code));
-const describeFault = (err: unknown) => {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : '';
-};
-
 /** Every record checked and turned into a planned write (or a skip) before anything is written. */
 async function planImport(
   deps: ServiceDeps,
   scope: Scope,
-  input: { records: ImportRecordInput[]; overwrite: boolean },
+  input: { records: ImportRecordInput[]; indexes: number[]; overwrite: boolean },
   redactionCounts: RedactionCounts,
   opts: ImportOptions,
 ): Promise<{ batches: PlannedWrite[][]; skipped: number }> {
@@ -156,28 +163,23 @@ async function planImport(
         continue;
       }
       seen.add(id);
-      writes.push({ record: toPatternRecord(deps, id, r, redactionCounts), replace: exists });
+      writes.push({ record: toPatternRecord(deps, id, r, redactionCounts), replace: exists, index: input.indexes[start + i] });
     }
     if (writes.length > 0) batches.push(writes);
   }
   return { batches, skipped };
 }
 
-async function embedForImport(
-  deps: ServiceDeps,
-  writes: PlannedWrite[],
-  imported: number,
-  skipped: number,
-  total: number,
-): Promise<Float32Array[]> {
+async function embedForImport(deps: ServiceDeps, writes: PlannedWrite[], progress: PartialProgress): Promise<Float32Array[]> {
   try {
     return (await deps.embedder.embed(writes.map((w) => w.record.task))).map(storableVector);
   } catch (err) {
-    if (err instanceof DomainError) throw err;
+    if (err instanceof DomainError) throw err.withProgress(progress);
+    const { imported, total, skipped } = progress;
     throw new EmbeddingUnavailableError(
       `the embedding model is unavailable: ${imported} of ${total} records were written (${skipped} skipped), the rest were not`,
       { cause: err },
-    );
+    ).withProgress(progress);
   }
 }
 
@@ -232,11 +234,16 @@ async function enforceImportQuota(
   newPatterns: number,
 ): Promise<TenantPatternQuota | null> {
   const tenantQuota = (await deps.billing?.checkPatterns(scope, newPatterns)) ?? null;
-  const limit = ctx.max_patterns;
-  if (limit === null || limit === undefined || newPatterns === 0) return tenantQuota;
-  const current = await deps.storage.patterns.count(scope);
-  if (current + newPatterns > limit) throw new QuotaExceededError('patterns', current, limit, resetDate(deps.clock.now()));
+  await enforceKeyQuota(deps, scope, ctx, newPatterns);
   return tenantQuota;
+}
+
+/** A key's max_patterns → 429 quota_exceeded when `adding` new patterns would pass it. */
+async function enforceKeyQuota(deps: ServiceDeps, scope: Scope, ctx: RequestContext, adding: number): Promise<void> {
+  const limit = ctx.max_patterns;
+  if (limit === null || limit === undefined || adding === 0) return;
+  const current = await deps.storage.patterns.count(scope);
+  if (current + adding > limit) throw new QuotaExceededError('patterns', current, limit, resetDate(deps.clock.now()));
 }
 
 function toPatternRecord(

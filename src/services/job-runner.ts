@@ -187,9 +187,10 @@ export class JobRunner {
       outcome = { ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
     } catch (err) {
       // Domain errors carry the same message the synchronous route would answer with; anything
-      // else is a bug whose details belong in the log, not in a record callers read.
+      // else is a bug whose details belong in the log, not in a record callers read. An
+      // internal_error's message is safe to show, and its cause is logged as the server's is.
       const known = err instanceof DomainError || !operation;
-      if (!known) deps.logger.error({ ...log, err }, 'job failed unexpectedly');
+      if (!known || (err instanceof DomainError && err.code === 'internal_error')) deps.logger.error({ ...log, err }, 'job failed unexpectedly');
       outcome = { ok: false, error: known ? (err as Error).message : 'internal error' };
     }
     try {

@@ -81,3 +81,18 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 export const ids = (xs: { id: string }[]) => xs.map((x) => x.id);
 export const hitIds = (xs: { pattern: { id: string } }[]) => xs.map((x) => x.pattern.id);
+
+/**
+ * A run of letters and digits no storage can compress into a small index entry (a fixed
+ * pseudo-random sequence): a word longer than any keyword (core/bm25.ts MAX_KEYWORD_TERM_BYTES).
+ */
+export function incompressibleWord(length: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  let state = 12345;
+  let word = '';
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    word += alphabet[Math.floor((state / 2147483648) * alphabet.length)];
+  }
+  return word;
+}

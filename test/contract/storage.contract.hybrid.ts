@@ -1,13 +1,13 @@
 /** Storage contract, part 6: hybrid recall's candidates and project figures (issue 27). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bm25OfText, distinctTerms, selectiveTerms, termsOf } from '../../src/core/bm25.js';
+import { bm25OfText, distinctTerms, MAX_KEYWORD_TERM_BYTES, selectiveTerms, termsOf } from '../../src/core/bm25.js';
 import { dot, unitVector, type HybridCandidateSet } from '../../src/core/hybrid.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { rankCandidates } from '../../src/core/ranking.js';
 import { WorkBudget } from '../../src/core/slices.js';
 import { rankInSlices } from '../../src/services/recall-dedup.js';
 import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
-import { at, DIM, makePattern, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
+import { at, DIM, incompressibleWord, makePattern, pid, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
 
@@ -36,6 +36,26 @@ export function hybridContract(current: () => Storage): void {
       storage = current();
       for (const [i, item] of items.entries()) await storage.patterns.insert(SCOPE_A, makePattern(i + 1, { task: item.task }), item.vector);
       await storage.patterns.insert(SCOPE_B, makePattern(100, { task: 'parse csv csv csv' }), items[0].vector);
+    });
+
+    it('a word longer than MAX_KEYWORD_TERM_BYTES is no keyword: the pattern stores and its other words find it', async () => {
+      const scope = { tenant_id: SCOPE_A.tenant_id, project_id: 'long-words' };
+      const blob = incompressibleWord(3000);
+      const longest = 'k'.repeat(MAX_KEYWORD_TERM_BYTES);
+      await storage.patterns.insert(scope, makePattern(300, { task: `decode the ${blob} payload ${longest}` }), items[0].vector);
+      await storage.patterns.writeBatch!(scope, [{ record: makePattern(301, { task: `${blob}x again` }), vector: items[1].vector, replace: false }], null);
+      expect((await storage.patterns.getMany(scope, [pid(300), pid(301)])).map((p) => p.task.length)).toEqual([3276, 3007]);
+
+      const queryTerms = distinctTerms(`payload ${blob} ${longest}`);
+      expect(queryTerms).toEqual(['payload', longest]);
+      const set = await storage.patterns.hybridCandidates(scope, { vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0 });
+      // Keywords only: "decode the payload k…k" and "again".
+      expect(set.stats).toMatchObject({ docs: 2, totalTerms: 5 });
+      expect(Object.fromEntries(set.stats.df)).toEqual({ payload: 1, [longest]: 1 });
+      expect(set.candidates.map((c) => c.id)).toEqual([pid(300)]);
+      // The long word itself finds nothing on any storage (it is in no posting).
+      const byBlob = await storage.patterns.hybridCandidates(scope, { vector: null, terms: [blob], vectorK: 0, keywordK: 10, evalWindow: 0 });
+      expect(byBlob.candidates).toEqual([]);
     });
 
     it('keeps the project figures BM25 and centring need, scoped to the project', async () => {

@@ -6,12 +6,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   defaultMigrationsDir, migrateDown, migrateUp, migrationStatus,
 } from '../../src/adapters/migrations/index.js';
+import { keywordTermsOf } from '../../src/core/bm25.js';
+import { incompressibleWord } from '../contract/storage.contract.fixtures.js';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
@@ -91,6 +93,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0009_keyword_term_cap']);
     expect(await migrateDown(pool)).toEqual(['0008_keyword_postings']);
     expect(await tables(pool)).not.toContain('recall_postings');
     expect(await migrateDown(pool)).toEqual(['0007_hybrid_recall']);
@@ -223,8 +226,45 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
        ) d`,
     );
     expect(derived.rows[0].n).toBe(0);
-    expect(await migrateDown(pool)).toEqual(['0008_keyword_postings']);
+    expect(await migrateDown(pool, { to: '0007' })).toEqual(['0008_keyword_postings']);
     expect(await tables(pool)).not.toContain('recall_postings');
+  });
+
+  it('0009: a term over 256 bytes is no keyword (core MAX_KEYWORD_TERM_BYTES): rows holding one are re-indexed, new ones store', async () => {
+    const insert = (id: string, task: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, $2, 'c', 5, 5, now(), now(), 3, '[1,0,0]')`,
+      [id, task],
+    );
+    const row = async (id: string) => (await pool.query<{ task: string; terms: string[] }>('SELECT task, terms FROM patterns WHERE id = $1', [id])).rows[0];
+    const postings = async () => (await pool.query(
+      "SELECT pattern_id || ':' || term || ':' || tf || '/' || len AS p FROM recall_postings ORDER BY pattern_id, term",
+    )).rows.map((r) => r.p);
+    await migrateUp(pool, { to: '0008' });
+    const stored = `parse ${'x'.repeat(1000)} file `;
+    await insert('a1', stored);
+    // Before 0009, a word too long for a btree entry cannot be stored at all.
+    const blob = incompressibleWord(3000);
+    await expect(insert('a2', `blob ${blob}`)).rejects.toThrow(/index row size|btree/);
+
+    expect(await migrateUp(pool)).toEqual(['0009_keyword_term_cap']);
+    expect(await row('a1')).toEqual({ task: stored, terms: ['parse', 'file'] });
+    await insert('a2', `blob ${blob}`);
+    // 256 bytes is a keyword, 257 is not, counted in UTF-8 bytes (é is two).
+    const edge = `${'é'.repeat(128)} ${'é'.repeat(128)}z ${'q'.repeat(256)} ${'q'.repeat(257)}`;
+    await insert('a3', edge);
+    for (const id of ['a1', 'a2', 'a3']) {
+      const { task, terms } = await row(id);
+      expect(terms, id).toEqual(keywordTermsOf(task));
+    }
+    expect((await row('a3')).terms).toEqual(['é'.repeat(128), 'q'.repeat(256)]);
+    expect((await postings()).map((p) => p.replace(/(.)\1{20,}/g, '$1…'))).toEqual([
+      'a1:file:1/2', 'a1:parse:1/2', 'a2:blob:1/1', 'a3:q…:1/2', 'a3:é…:1/2',
+    ]);
+    const stats = await pool.query<{ docs: string; total_terms: string; long_terms: number }>(
+      `SELECT docs, total_terms, (SELECT count(*)::int FROM recall_term_stats WHERE octet_length(term) > 256) AS long_terms FROM recall_doc_stats`,
+    );
+    expect(stats.rows).toEqual([{ docs: '3', total_terms: '5', long_terms: 0 }]);
   });
 
   it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
@@ -310,13 +350,13 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });
 
     it('rejects unknown revisions and unpaired files', async () => {
-      await expect(migrateDown(pool, { dir, to: '0009' })).rejects.toThrow(/unknown revision "0009"/);
+      await expect(migrateDown(pool, { dir, to: '0098' })).rejects.toThrow(/unknown revision "0098"/);
       await expect(migrateUp(pool, { dir, to: '0001_wrong' })).rejects.toThrow(/unknown revision/);
       await writeFile(join(dir, '0100_lonely.up.sql'), 'SELECT 1;\n');
       await expect(migrateUp(pool, { dir })).rejects.toThrow(/0100_lonely needs both/);

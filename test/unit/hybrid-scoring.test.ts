@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bm25, bm25OfText, Bm25Scorer, distinctTerms, idf, selectiveDocCap, selectiveTerms, termCounts, termsOf } from '../../src/core/bm25.js';
+import {
+  bm25, bm25OfText, Bm25Scorer, distinctTerms, idf, isKeywordTerm, keywordTermsOf, MAX_KEYWORD_TERM_BYTES, selectiveDocCap, selectiveTerms, termCounts, termsOf,
+} from '../../src/core/bm25.js';
 import { blendCandidates, centeredCosine, dot, minMaxNormalise, unitVector, type HybridCandidate } from '../../src/core/hybrid.js';
 import {
   applyVerdict, decideKeywordTier, decideTier, fitAdaptThreshold, normalisedTaskText, sharedWordsInOrder, type TierPolicyInForce,
@@ -33,6 +35,23 @@ describe('BM25 (core/bm25.ts)', () => {
       for (const text of texts) expect(scorer.score(text)).toBe(bm25OfText(terms, text, stats));
     }
     expect(new Bm25Scorer(['csv'], stats).score('CSV csv')).toBeGreaterThan(new Bm25Scorer(['csv'], stats).score('csv'));
+  });
+
+  it('a term over MAX_KEYWORD_TERM_BYTES (UTF-8 bytes) is no keyword: not in queries, postings or lengths', () => {
+    const n = MAX_KEYWORD_TERM_BYTES;
+    expect([isKeywordTerm('a'.repeat(n)), isKeywordTerm('a'.repeat(n + 1))]).toEqual([true, false]);
+    // é is 2 bytes, € 3, 😀 4 (two UTF-16 units).
+    expect([isKeywordTerm('é'.repeat(n / 2)), isKeywordTerm(`${'é'.repeat(n / 2 - 1)}ab`), isKeywordTerm(`${'é'.repeat(n / 2)}a`)]).toEqual([true, true, false]);
+    expect([isKeywordTerm('€'.repeat(Math.floor(n / 3))), isKeywordTerm(`${'€'.repeat(Math.floor(n / 3))}ab`)]).toEqual([true, n % 3 >= 2]);
+    const blob = 'x'.repeat(n + 1);
+    const text = `decode the ${blob} payload ${'z'.repeat(n)}`;
+    expect(keywordTermsOf(text)).toEqual(['decode', 'the', 'payload', 'z'.repeat(n)]);
+    expect(distinctTerms(`${blob} payload`)).toEqual(['payload']);
+    const stats = { docs: 10, totalTerms: 40, df: new Map([['payload', 2], ['decode', 1]]) };
+    // The long word counts neither as a match nor in the document's length, on both scoring paths.
+    expect(bm25OfText(['payload', 'decode'], text, stats)).toBe(bm25(['payload', 'decode'], termCounts(keywordTermsOf(text)), 4, stats));
+    expect(new Bm25Scorer(['payload', 'decode'], stats).score(text)).toBe(bm25OfText(['payload', 'decode'], text, stats));
+    expect(new Bm25Scorer(['payload'], stats).score(`${text} é`)).toBe(bm25OfText(['payload'], `${text} é`, stats));
   });
 
   it('finds keyword candidates through selective terms only', () => {

@@ -1,4 +1,4 @@
-import { BM25_B, BM25_K1, averageLength, idf, selectiveTerms, termCounts, termsOf, type Bm25Stats } from '../../../../core/bm25.js';
+import { BM25_B, BM25_K1, averageLength, idf, keywordTermsOf, selectiveTerms, termCounts, type Bm25Stats } from '../../../../core/bm25.js';
 import type { WorkBudget } from '../../../../core/slices.js';
 import { IndexTopK } from './index-top-k.js';
 import { TopRows } from './top-rows.js';
@@ -89,7 +89,7 @@ export class KeywordIndex {
     this.generation++;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.lengths.length) this.grow(slot + 1);
-    const terms = termsOf(task);
+    const terms = keywordTermsOf(task);
     this.slotOf.set(id, slot);
     this.ids[slot] = id;
     this.tasks[slot] = task;
@@ -106,7 +106,7 @@ export class KeywordIndex {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.generation++;
-    for (const term of new Set(termsOf(this.tasks[slot]))) {
+    for (const term of new Set(keywordTermsOf(this.tasks[slot]))) {
       const posting = this.postings.get(term);
       posting?.remove(slot);
       if (posting?.size === 0) this.postings.delete(term);
