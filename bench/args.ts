@@ -24,7 +24,7 @@ export interface BenchOptions {
   seed: number;
   /** `--export`: only the NDJSON export benchmark (bench/export.ts). */
   export: boolean;
-  /** `--dedup`: only the deduplicated-recall benchmark over near-identical patterns (bench/dedup.ts). */
+  /** `--dedup`: only the deduplicated-recall benchmark over near-identical and distinct patterns (bench/dedup.ts). */
   dedup: boolean;
 }
 
@@ -42,7 +42,8 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
-  --dedup                     deduplicated recall over 10,000 near-identical patterns instead (json)
+  --dedup                     deduplicated recall over 10,000 near-identical and 12,000 distinct patterns,
+                              deep pages next to the same pages without dedup, instead (json)
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --batch [--tasks N]         instead: N recalls via one "recall --batch" vs N processes (bench/batch.ts)
   --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
