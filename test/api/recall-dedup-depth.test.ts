@@ -59,7 +59,7 @@ describe.each(HARNESSES)('deduplicated recall: bounded depth (%s)', (_name, star
     const body = { task: query, ...params };
     const res = method === 'POST'
       ? await t.call('POST', '/v1/recall', { ...body, readonly: true })
-      : await t.call('GET', `/v1/recall?${new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)]))}`);
+      : await t.call('GET', `/v1/recall?${new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]))}`);
     return { res, comparisons: work.comparisons, searches: work.searches };
   }
 
