@@ -24,8 +24,10 @@ export interface BenchOptions {
   seed: number;
   /** `--export`: only the NDJSON export benchmark (bench/export.ts). */
   export: boolean;
-  /** `--dedup`: only the deduplicated-recall benchmark over near-identical patterns (bench/dedup.ts). */
+  /** `--dedup`: only the deduplicated-recall benchmark over near-identical and distinct patterns (bench/dedup.ts). */
   dedup: boolean;
+  /** `--storage-diff`: only how often JSON and PostgreSQL answer a recall differently (bench/storage-diff.ts). */
+  storageDiff: boolean;
 }
 
 export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTTP load benchmark, see --http --help)
@@ -42,7 +44,10 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
   --embeddings                embedding latency and model load only (both paths), no store sizes
   --seed 42                   seed of the synthetic data
   --export                    NDJSON export time and memory instead (default sizes 10000,100000; json and postgres)
-  --dedup                     deduplicated recall over 10,000 near-identical patterns instead (json)
+  --dedup                     deduplicated recall over 10,000 near-identical and 12,000 distinct patterns,
+                              deep pages next to the same pages without dedup, instead (json)
+  --storage-diff              instead: how often JSON and PostgreSQL (HNSW) answer the same recall over
+                              the same data differently, and the nearest rows the HNSW walk misses
   --cli [--runs N]            instead: CLI start-up time as a ratio to node -e 0 (bench/cli.ts)
   --batch [--tasks N]         instead: N recalls via one "recall --batch" vs N processes (bench/batch.ts)
   --recall-quality            instead: recall ranking and tier quality on CoNaLa and the calibration set,
@@ -76,6 +81,7 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
     seed: 42,
     export: false,
     dedup: false,
+    storageDiff: false,
   };
   const given = new Set<string>();
   let modelPath: string | null = null;
@@ -90,6 +96,9 @@ export function parseArgs(argv: string[]): BenchOptions | 'help' {
         continue;
       case '--dedup':
         options.dedup = true;
+        continue;
+      case '--storage-diff':
+        options.storageDiff = true;
         continue;
       case '--help':
       case '-h':

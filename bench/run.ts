@@ -8,6 +8,7 @@ import { measureEmbeddings } from './embedding.js';
 import { parseHttpArgs, HTTP_USAGE } from './http/options.js';
 import { runHttpBench } from './http/run.js';
 import { runDedupBench } from './dedup.js';
+import { runStorageDiffBench } from './storage-diff.js';
 import { runExportBench } from './export.js';
 import { runCliBench } from './cli.js';
 import { runBatchBench } from './batch.js';
@@ -66,6 +67,7 @@ async function runBench(options: BenchOptions): Promise<void> {
     throw new UsageError(`embedding model folder not found: ${options.modelPath} (pass --model PATH)`);
   }
   if (options.dedup) return runDedupBench(options.modelPath);
+  if (options.storageDiff) return runStorageDiffBench(options.modelPath);
   const started = performance.now();
   const cpu = cpus();
   const header = [

@@ -24,8 +24,8 @@ export interface RankOptions {
 }
 
 /**
- * Recall's ranking (docs/behavior.md "Recall" 3-4): score each candidate, order by score (a stable
- * sort, so equal scores keep the order they came in), then collapse near-duplicate tasks,
+ * Recall's ranking (docs/behavior.md "Recall" 3-4): score each candidate, order by score (equal
+ * scores by `tiebreak` when given, then by the smaller id), then collapse near-duplicate tasks,
  * keeping the best-ranked member of each group. The base is the hybrid blend (`blended`) when
  * the candidate has one, else its similarity. Recency applies before dedup, so of two
  * near-duplicates the fresher one can win; tiers are never derived from the score.
@@ -33,9 +33,10 @@ export interface RankOptions {
 export function rankCandidates<T extends RecallCandidate & { blended?: number }>(
   candidates: T[],
   opts: RankOptions,
+  tiebreak?: (a: T, b: T) => number,
 ): (T & RankedCandidate)[] {
   const ranked = candidates.map((c) => scoreCandidate(c, opts));
-  ranked.sort(byScore);
+  ranked.sort(tiebreak ? (a, b) => b.score - a.score || tiebreak(a, b) || byId(a, b) : byScore);
   return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep) : ranked;
 }
 
@@ -81,7 +82,16 @@ function recencyOf(c: RecallCandidate, opts: Pick<RankOptions, 'recency'>): numb
     : 1;
 }
 
-/** Ranking order: higher score first (sorted stably, so equal scores keep their order). */
-export function byScore(a: { score: number }, b: { score: number }): number {
-  return b.score - a.score;
+/**
+ * Ranking order: higher score first, equal scores by the smaller id. The one tie rule of recall
+ * on every storage (docs/behavior.md "Recall" 3): whatever order the candidates came in, so
+ * dedup keeps the smaller id of equal tasks at equal score.
+ */
+export function byScore(a: { score: number; id: string }, b: { score: number; id: string }): number {
+  return b.score - a.score || byId(a, b);
+}
+
+/** The smaller id first (ids are time-ordered: the older pattern). */
+export function byId(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -2,7 +2,7 @@ import { resetDate } from '../core/billing.js';
 import { DomainError, QuotaExceededError, EmbeddingUnavailableError } from '../core/errors.js';
 import { landOnExisting, newPattern, type LearnRun } from '../core/learn.js';
 import { redactFields } from '../core/redaction.js';
-import { tokenJaccard } from '../core/text.js';
+import { isNearIdentical, taskWords } from '../core/near-identical.js';
 import { isMeaningfulVector, storableVector } from '../core/vector.js';
 import type { LearnInput, LearnResponse } from '../contracts/memory.js';
 import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
@@ -14,9 +14,7 @@ import { checkSameJob } from './verify-duplicate.js';
 import { assertCanVerify } from './verify-reuse.js';
 import { scopeLocks } from './scope-lock.js';
 
-/** docs/behavior.md "Learn" 5: candidates this close by meaning are checked for near-identical text. */
-const NEAR_IDENTICAL_SIMILARITY = 0.9;
-const NEAR_IDENTICAL_JACCARD = 0.92;
+/** docs/behavior.md "Learn" 5: the nearest few by meaning are checked for near-identical wording. */
 const NEAR_IDENTICAL_CANDIDATES = 5;
 
 export async function learn(deps: ServiceDeps, scope: Scope, input: LearnInput, ctx: RequestContext): Promise<LearnResponse> {
@@ -96,7 +94,10 @@ async function redactInput(
   };
 }
 
-/** The nearest stored pattern whose task is near-identical (meaning AND wording), if any. */
+/**
+ * The nearest stored pattern whose task is near-identical (meaning AND wording in the same
+ * order: core/near-identical.ts), if any. The new task's words are worked out once.
+ */
 async function findNearIdentical(
   deps: ServiceDeps,
   scope: Scope,
@@ -106,11 +107,9 @@ async function findNearIdentical(
   // No meaning, no neighbours by meaning (docs/behavior.md "Learn" 5 needs similarity ≥ 0.9).
   if (!isMeaningfulVector(vector)) return null;
   const nearest = await deps.storage.patterns.search(scope, vector, NEAR_IDENTICAL_CANDIDATES);
-  for (const { pattern, similarity } of nearest) {
-    if (similarity < NEAR_IDENTICAL_SIMILARITY) break;
-    if (tokenJaccard(task, pattern.task) >= NEAR_IDENTICAL_JACCARD) return pattern;
-  }
-  return null;
+  const words = taskWords(task);
+  // Nearest first: the first that passes both rules is the one.
+  return nearest.find(({ pattern, similarity }) => isNearIdentical(similarity, words, pattern.task))?.pattern ?? null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { NearDuplicateFilter } from '../core/dedup.js';
-import { candidateScore, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
+import { byId, candidateScore, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
 import { sortInSlices, WorkBudget } from '../core/slices.js';
 import type { RecallCandidate } from '../core/types.js';
 
@@ -11,8 +11,8 @@ export function recallBudget(): WorkBudget {
 
 /**
  * Recall's ranking (core/ranking.ts rankCandidates, docs/behavior.md "Recall" 3–4) in slices of
- * bounded work: score each candidate, order by score (equal scores by `tiebreak`, then as they
- * came), then take the first `ranking.keep` — with dedup, the first `keep` survivors of
+ * bounded work: score each candidate, order by score (equal scores by `tiebreak`, then by the
+ * smaller id), then take the first `ranking.keep` — with dedup, the first `keep` survivors of
  * NearDuplicateFilter. Only the page plus one is ever used, so the order past it is never
  * worked out: the sort's runs are merged only as far as the walk goes, and only the candidates
  * the walk reaches are copied with their factors (scoreCandidate); the rest are scored alone.
@@ -24,10 +24,11 @@ export async function rankInSlices<T extends RecallCandidate & { blended?: numbe
   tiebreak?: (a: T, b: T) => number,
 ): Promise<(T & RankedCandidate)[]> {
   const scores = await budget.map(candidates, (c) => candidateScore(c, ranking));
-  // Positions sorted as byScore (then `tiebreak`) would sort the scored copies: the same order.
+  // Positions sorted as rankCandidates sorts (score, then `tiebreak`, then the smaller id),
+  // whatever order the storage returned the candidates in, on every storage.
   const order = tiebreak
-    ? (a: number, b: number) => scores[b] - scores[a] || tiebreak(candidates[a], candidates[b])
-    : (a: number, b: number) => scores[b] - scores[a];
+    ? (a: number, b: number) => scores[b] - scores[a] || tiebreak(candidates[a], candidates[b]) || byId(candidates[a], candidates[b])
+    : (a: number, b: number) => scores[b] - scores[a] || byId(candidates[a], candidates[b]);
   const positions = new Array<number>(candidates.length);
   for (let i = 0; i < positions.length; i++) positions[i] = i;
   const ranked = await sortInSlices(positions, order, budget);

@@ -1,6 +1,6 @@
 import { unitVector } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
-import { firstFetch, widenedFetch } from '../core/dedup.js';
+import { assertDedupPageWithinCap, firstFetch, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
 import { jaccardOfSets, tokenSet } from '../core/text.js';
 import { decideKeywordTier, decideTier, type TierDecision, type TierPolicyInForce } from '../core/tier-policy.js';
@@ -47,6 +47,8 @@ export async function recall(
   // A request that does not say whether to verify gets the server's default (SERVICE_RECALL_VERIFY).
   const verify = input.verify ?? deps.config.recall.verify.enabled;
   if (verify) assertCanVerify(deps, 'verify');
+  // Before any work: a deduplicated page past the cap would cost seconds of CPU.
+  assertDedupPageWithinCap(input);
   const filter = filterOf(input);
   let vector: Float32Array | null = null;
   try {

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FAMILIES, FAMILY_TASKS, seedNearDuplicates } from '../../bench/near-duplicates.js';
-import { MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
+import { firstFetch, MAX_DEDUP_PAGE_END, MAX_WIDENED_CANDIDATES } from '../../src/core/dedup.js';
 import { WORK_PER_TURN } from '../../src/core/slices.js';
 import { tokenJaccard } from '../../src/core/text.js';
 import { fitProject } from '../../src/services/tier-policy.js';
@@ -283,14 +283,16 @@ describe.each(HARNESSES)('deduplicated recall over 10,000 near-identical pattern
     expect(page.matches.map((m) => m.pattern_key)).toEqual(answer.matches.slice(20, 25).map((m) => m.pattern_key));
   });
 
-  it('a deep offset reads the scope once and compares each pattern with the kept families only', async () => {
-    const { answer, comparisons, fetches: ks, fetched: n, perTurn, work } = await recall({ limit: 50, offset: 9_000 });
+  it('the deepest deduplicated page fetches once and compares each candidate with the kept families only', async () => {
+    // Deduplicated pages end at MAX_DEDUP_PAGE_END (deeper ones are 422: recall-dedup-depth.test.ts).
+    const { answer, comparisons, fetches: ks, fetched: n, perTurn, work } = await recall({ limit: 50, offset: MAX_DEDUP_PAGE_END - 50 });
     expect(answer).toMatchObject({ matches: [], has_more: false, next_offset: null });
-    expect(ks).toHaveLength(1); // the first fetch already covered the scope: no widening
-    expect(n).toBe(PATTERNS);
-    expect(comparisons).toBeLessThanOrEqual(PATTERNS * FAMILIES);
-    // Work for every pattern at several stages, yet never more than a few slices of it per turn.
-    expect(work).toBeGreaterThan(3 * PATTERNS);
+    // The first fetch for the page is past the widening cap: no widening.
+    expect(ks).toEqual([firstFetch(MAX_DEDUP_PAGE_END)]);
+    expect(n).toBe(firstFetch(MAX_DEDUP_PAGE_END));
+    expect(comparisons).toBeLessThanOrEqual(n * FAMILIES);
+    // Work for every candidate at several stages, yet never more than a few slices of it per turn.
+    expect(work).toBeGreaterThan(3 * n);
     expect(perTurn).toBeLessThanOrEqual(MAX_WORK_PER_TURN);
   });
 

@@ -13,6 +13,7 @@ import { governanceContract } from './storage.contract.governance.js';
 import { learnContract } from './storage.contract.learn.js';
 import { quotaContract } from './storage.contract.quota.js';
 import { hybridContract } from './storage.contract.hybrid.js';
+import { tiesContract } from './storage.contract.ties.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -39,5 +40,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     learnContract(() => storage);
     quotaContract(() => storage);
     hybridContract(() => storage);
+    tiesContract(() => storage);
   });
 }

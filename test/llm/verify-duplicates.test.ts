@@ -12,9 +12,14 @@ afterEach(async () => {
   t = null;
 });
 
-// The same bag of words, opposite jobs: near-identical by similarity and token Jaccard alike.
-const TO_HTML = { task: 'Convert Markdown text to HTML', code: 'html = markdown.markdown(text)', eval_score: 7 };
-const TO_MD = { task: 'Convert HTML to Markdown text', code: 'md = markdownify(html)', eval_score: 9 };
+// One word apart, other jobs: near-identical by similarity and wording alike (27 words in the
+// same order, one changed), so only the LLM can tell them apart. (Words in another order, as in
+// "Markdown to HTML" and "HTML to Markdown", are not near-identical at all: learn-word-order.test.ts.)
+const DOCS_TASK =
+  'Convert the Markdown text of every README file in the docs folder to HTML, keep the relative links, ' +
+  'and write each result next to its source file';
+const TO_HTML = { task: DOCS_TASK, code: 'html = markdown.markdown(text)', eval_score: 7 };
+const TO_PDF = { task: DOCS_TASK.replace('to HTML', 'to PDF'), code: 'pdf = weasyprint.HTML(string=html).write_pdf()', eval_score: 9 };
 
 async function learn(s: TestServer, body: Record<string, unknown>) {
   const res = await s.call('POST', '/v1/learn', body);
@@ -26,14 +31,14 @@ describe.each(PROVIDERS)('learn with verify_duplicates (%s)', (provider) => {
   it('keeps two different jobs with similar words as two patterns when the LLM says so', async () => {
     t = await startLlmServer(fake, provider);
     const first = await learn(t, TO_HTML);
-    fake.enqueue(reply.json({ verdict: 'different', reason: 'one renders Markdown, the other converts back' }));
-    const second = await learn(t, { ...TO_MD, verify_duplicates: true });
+    fake.enqueue(reply.json({ verdict: 'different', reason: 'one renders HTML, the other PDF' }));
+    const second = await learn(t, { ...TO_PDF, verify_duplicates: true });
     expect(second).toMatchObject({ stored: true, pattern_count: 2, duplicate_check: { verdict: 'different', model: t.app.deps.llm!.model } });
     expect(second.pattern_key).not.toBe(first.pattern_key);
     const [call] = fake.chatRequests().map((r) => r.call!);
     expect(call.api).toBe(provider === 'provider_a' ? 'openai' : 'anthropic');
     expect(call.prompt).toContain(`<stored_code>\n${TO_HTML.code}\n</stored_code>`);
-    expect(call.prompt).toContain(`<code>\n${TO_MD.code}\n</code>`);
+    expect(call.prompt).toContain(`<code>\n${TO_PDF.code}\n</code>`);
   });
 });
 
@@ -50,9 +55,9 @@ describe('learn with verify_duplicates', () => {
     t = await startLlmServer(fake, 'provider_a');
     await learn(t, TO_HTML);
     fake.enqueue(reply.error(400), reply.text('they look alike to me'));
-    const failed = await learn(t, { ...TO_MD, verify_duplicates: true });
+    const failed = await learn(t, { ...TO_PDF, verify_duplicates: true });
     expect(failed).toMatchObject({ pattern_count: 1, duplicate_check: null, warnings: [expect.stringMatching(/did not answer/)] });
-    const garbled = await learn(t, { ...TO_MD, eval_score: 9.5, verify_duplicates: true });
+    const garbled = await learn(t, { ...TO_PDF, eval_score: 9.5, verify_duplicates: true });
     expect(garbled).toMatchObject({ pattern_count: 1, duplicate_check: null, warnings: [expect.stringMatching(/could not be read/)] });
   });
 
@@ -60,7 +65,7 @@ describe('learn with verify_duplicates', () => {
     t = await startLlmServer(fake, 'provider_a');
     const alone = await learn(t, { ...TO_HTML, verify_duplicates: true });
     expect(alone.duplicate_check).toBeUndefined();
-    const unchecked = await learn(t, TO_MD);
+    const unchecked = await learn(t, TO_PDF);
     expect(unchecked).toMatchObject({ pattern_count: 1 });
     expect(unchecked.duplicate_check).toBeUndefined();
     expect(fake.chatRequests()).toHaveLength(0);

@@ -127,7 +127,7 @@ describe('recall ranking in slices', () => {
         const { budget } = countingBudget(16);
         const blended = await blendInSlices(set, 'parse the csv column', queryUnit, terms, 0.65, budget);
         const sliced = await rankInSlices(blended, opts, budget, blendOrder);
-        const reference = rankCandidates(rescore(set, 'parse the csv column', queryUnit, terms, 0.65), opts).slice(0, opts.keep);
+        const reference = rankCandidates(rescore(set, 'parse the csv column', queryUnit, terms, 0.65), opts, blendOrder).slice(0, opts.keep);
         expect(sliced).toEqual(reference);
       }
     }

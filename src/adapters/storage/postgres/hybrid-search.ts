@@ -176,7 +176,8 @@ function buildHybridSql({ where, filtered, dim, hasVector, vectorK, keywordK: k,
   const keywordRows = `SELECT ${rowColumns('p')} FROM keyword k JOIN patterns p ON p.tenant_id = $2 AND p.project_id = $3 AND p.id = k.id`;
   let candidates = keywordRows;
   if (hasVector && vectorK > 0) {
-    const order = INDEXED_DIMENSIONS.includes(dim) ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
+    // As in search.ts: unindexed (exact), equal distances go to the smaller id at the LIMIT.
+    const order = INDEXED_DIMENSIONS.includes(dim) ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector, id';
     parts.push(`nearest AS MATERIALIZED (
   SELECT id, task, updated_at, dim, embedding FROM patterns WHERE ${where} AND dim = ${dim} ORDER BY ${order} LIMIT ${vectorK}
 )`);

@@ -83,7 +83,9 @@ export function buildSearchStatement(
   if (!Number.isInteger(dim) || dim < 1) throw new Error('search vector must not be empty');
   const params: unknown[] = [vectorParam(vector)];
   const indexed = INDEXED_DIMENSIONS.includes(dim);
-  const order = indexed ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector';
+  // Unindexed, the scan is exact and equal distances go to the smaller id at the LIMIT too (the
+  // storages' one tie rule); an HNSW walk is approximate, ties at its LIMIT included.
+  const order = indexed ? `embedding::halfvec(${dim}) <=> $1::halfvec(${dim})` : 'embedding <=> $1::vector, id';
   const where = scopeWhere(scope, filter, params);
   // k is written into the text, not bound (as in hybrid-search.ts): bound, the generic plan's
   // guess at the LIMIT made it look worse than the custom ones, so PostgreSQL planned every
