@@ -195,6 +195,50 @@ describe('service evaluate --batch', () => {
   });
 });
 
+describe('service evaluate: blank tasks and case ids', () => {
+  it('a blank --task exits 2 before any LLM call', async () => {
+    for (const task of ['', '   ']) {
+      const res = await cli(['evaluate', '--task', task, '--code', 'x = 1', '--json']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/--task must not be blank/);
+    }
+    const piped = await cli(['evaluate', '--task', '-', '--code', 'x = 1'], ' \n\t\n');
+    expect(piped.code).toBe(2);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
+  });
+
+  it('a batch line with a blank task exits 2 naming the line, before any LLM call', async () => {
+    const batch = join(ctx.dir.path, 'blank.jsonl');
+    await writeFile(batch, `${JSON.stringify({ task: 'add', code: 'x = 1' })}\n${JSON.stringify({ task: ' \t', code: 'x = 2' })}\n`);
+    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/line 2: "task" must not be blank/);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
+  });
+
+  it('--batch names cases by `id` like the other batches, `name` still accepted', async () => {
+    evaluatorsSay(8);
+    const batch = join(ctx.dir.path, 'ids.jsonl');
+    await writeFile(batch, [
+      JSON.stringify({ id: 'case-1', task: 'a', code: 'x = 1' }),
+      JSON.stringify({ id: 7, code: 'x = 2' }),
+      JSON.stringify({ name: 'legacy', code: 'x = 3' }),
+      JSON.stringify({ code: 'x = 4' }),
+    ].join('\n'));
+    const junit = join(ctx.dir.path, 'ids.xml');
+    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--junit', junit, '--json']);
+    expect(res.code).toBe(0);
+    const cases = JSON.parse(res.stdout).cases as { id?: string; name: string }[];
+    expect(cases.map((c) => [c.id, c.name])).toEqual([['case-1', 'case-1'], ['7', '7'], ['legacy', 'legacy'], [undefined, 'line 4']]);
+    expect(testcases(await readFile(junit, 'utf8')).map((c) => c.name)).toEqual(['case-1', '7', 'legacy', 'line 4']);
+
+    await writeFile(batch, JSON.stringify({ id: 'a', name: 'b', code: 'x = 1' }));
+    const both = await cli(['evaluate', '--batch', batch]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/line 1: give "id" or its alias "name", not both/);
+  });
+});
+
 describe('service compose / feedback', () => {
   it('compose --json prints the pipeline', async () => {
     ctx.fake.script(() => reply.json({ stages: [
