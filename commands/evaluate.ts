@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
+import { formatNumber } from '../src/core/output-numbers.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -131,10 +132,10 @@ async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
 export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOptions, 'minScore' | 'failOnAdversarial' | 'failOnHighVariance'>): string[] {
   const reasons: string[] = [];
   if (opts.minScore !== undefined && result.median_score < opts.minScore) {
-    reasons.push(`median score ${result.median_score} is below --min-score ${opts.minScore}`);
+    reasons.push(`median score ${formatNumber(result.median_score)} is below --min-score ${opts.minScore}`);
   }
   if (opts.failOnAdversarial && result.adversarial_detected) reasons.push('hard-coded or faked output detected');
-  if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${round(result.variance)} > 1.5)`);
+  if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${formatNumber(result.variance)} > 1.5)`);
   return reasons;
 }
 
@@ -182,8 +183,6 @@ async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalC
   return results;
 }
 
-const round = (x: number) => Math.round(x * 100) / 100;
-
 function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions, view: ErrorView): number {
   if (outcome.error) {
     // --json makes this error JSON like every other one: CI steps parse it.
@@ -203,10 +202,10 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
     r.high_variance ? c.yellow('high variance') : 'evaluators agree',
   ];
   const rows = r.scores.map((s, i) => [
-    String(i + 1), String(s.overall), String(s.task_alignment), String(s.code_quality), String(s.workspace_usage), String(s.robustness), snippet(s.feedback, 60),
+    String(i + 1), formatNumber(s.overall), formatNumber(s.task_alignment), formatNumber(s.code_quality), formatNumber(s.workspace_usage), formatNumber(s.robustness), snippet(s.feedback, 60),
   ]);
   const lines = [
-    `${c.bold('median score')} ${r.median_score}  (variance ${round(r.variance)}; ${flags.join('; ')})`,
+    `${c.bold('median score')} ${formatNumber(r.median_score)}  (variance ${formatNumber(r.variance)}; ${flags.join('; ')})`,
     table(['#', 'overall', 'task', 'quality', 'workspace', 'robustness', 'feedback'], rows, c),
   ];
   if (r.failed_evaluators > 0) lines.push(c.yellow(`${r.failed_evaluators} evaluator(s) failed; the others were aggregated`));
@@ -232,8 +231,8 @@ function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutc
     const c = out.color;
     const rows = outcomes.map((o) => [
       o.name,
-      o.result ? String(o.result.median_score) : '-',
-      o.result ? String(round(o.result.variance)) : '-',
+      o.result ? formatNumber(o.result.median_score) : '-',
+      o.result ? formatNumber(o.result.variance) : '-',
       o.result ? (o.result.adversarial_detected ? 'yes' : 'no') : '-',
       o.error ? c.red(`error: ${snippet(o.error.message, 50)}`) : o.gateFailures.length > 0 ? c.red(`fail: ${snippet(o.gateFailures.join('; '), 50)}`) : c.green('pass'),
     ]);

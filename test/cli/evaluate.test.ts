@@ -195,6 +195,32 @@ describe('service evaluate --batch', () => {
   });
 });
 
+describe('service evaluate: numbers as printed', () => {
+  it('rounds float noise at the output (JSON, table, JUnit, step summary), not the values', async () => {
+    // Overall 0.1 and 0.2: the median is 0.15000000000000002 in floating point.
+    let n = 0;
+    ctx.fake.script(() => {
+      const overall = n++ % 2 === 0 ? 0.1 : 0.2;
+      return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: 'ok.', hardcoded: false });
+    });
+    expect((0.1 + 0.2) / 2).not.toBe(0.15);
+    const junit = join(ctx.dir.path, 'noise.xml');
+    const summary = join(ctx.dir.path, 'summary.md');
+    const res = await runCli(['evaluate', '--task', 'add', '--code', 'x = 1', '--num-evals', '2', '--min-score', '1', '--junit', junit, '--json', '--url', ctx.server.url], { env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(res.code).toBe(100);
+    expect(res.stdout).not.toMatch(/0\.1500000|0\.0025000/);
+    expect(JSON.parse(res.stdout)).toMatchObject({ median_score: 0.15, variance: 0.0025 });
+    expect(res.stderr).toContain('median score 0.15 is below --min-score 1');
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toContain('<property name="median_score" value="0.15"/>');
+    expect(xml).toContain('median_score: 0.15\n');
+    expect(xml).not.toMatch(/0\.1500000/);
+    expect(await readFile(summary, 'utf8')).toMatch(/\| 0\.15 \| 0\.0025 \|/);
+    const table = await runCli(['evaluate', '--task', 'add', '--code', 'x = 1', '--num-evals', '2', '--format', 'table', '--url', ctx.server.url]);
+    expect(table.stdout).toMatch(/median score 0\.15 {2}\(variance 0\.0025;/);
+  });
+});
+
 describe('service evaluate: blank tasks and case ids', () => {
   it('a blank --task exits 2 before any LLM call', async () => {
     for (const task of ['', '   ']) {

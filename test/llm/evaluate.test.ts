@@ -45,7 +45,7 @@ describe.each(PROVIDERS)('POST /v1/evaluate through the real SDK (%s)', (provide
     t = await startLlmServer(fake, provider);
     evaluatorScript(fake, [7]);
     for (const task of ['', ' ', '\n\t  ']) {
-      for (const headers of [{}, { prefer: 'respond-async' }]) {
+      for (const headers of [{}, { prefer: 'respond-async' }] as Record<string, string>[]) {
         const res = await t.call('POST', '/v1/evaluate', body({ task }), headers);
         expect(res.statusCode).toBe(422);
         expect(JSON.stringify(res.json())).toMatch(/task/);
