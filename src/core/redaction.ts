@@ -83,10 +83,39 @@ const GENERIC_RULES: readonly { kind: RedactionKind; pattern: RegExp }[] = [
 /**
  * A private-key block (PEM/OpenSSH/PGP): the body between its BEGIN and END lines goes, the
  * two lines stay so the text says what was there. A block cut before its END loses the
- * base64 run that follows BEGIN.
+ * base64 run that follows BEGIN. The END line is found with indexOf, remembering where none
+ * is left, so many BEGIN lines without an END cost linear time, not a scan each.
  */
-const PRIVATE_KEY_BLOCK =
-  /(-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----)(?:([\s\S]*?)(-----END \2PRIVATE KEY\3-----)|([A-Za-z0-9+/=\s\\:-]*))/g;
+const PRIVATE_KEY_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+const CUT_KEY_BODY = /[A-Za-z0-9+/=\s\\:-]*/y;
+
+function redactPrivateKeys(text: string, counts: RedactionCounts): string {
+  const noEndAfter = new Map<string, number>();
+  let out = '';
+  let copied = 0;
+  for (const m of text.matchAll(PRIVATE_KEY_BEGIN)) {
+    if (m.index < copied) continue; // inside a block already replaced
+    const bodyStart = m.index + m[0].length;
+    const endLine = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ''}-----`;
+    const known = noEndAfter.get(endLine);
+    const endAt = known !== undefined && bodyStart >= known ? -1 : text.indexOf(endLine, bodyStart);
+    if (endAt < 0 && known === undefined) noEndAfter.set(endLine, bodyStart);
+    let bodyEnd: number;
+    if (endAt >= 0) {
+      bodyEnd = endAt;
+    } else {
+      CUT_KEY_BODY.lastIndex = bodyStart;
+      CUT_KEY_BODY.exec(text);
+      bodyEnd = CUT_KEY_BODY.lastIndex;
+    }
+    const body = text.slice(bodyStart, bodyEnd).trim();
+    if (body === '' || body === REDACTED) continue;
+    counts.private_key = (counts.private_key ?? 0) + 1;
+    out += `${text.slice(copied, bodyStart)}${REDACTED}${endAt >= 0 ? endLine : ''}`;
+    copied = endAt >= 0 ? endAt + endLine.length : bodyEnd;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /**
  * The password of a URL (`postgres://user:pw@host`); the scheme, user and host stay. A
@@ -114,13 +143,7 @@ function isRandomToken(token: string): boolean {
 }
 
 function redactBlocks(text: string, counts: RedactionCounts): string {
-  let out = text.replace(PRIVATE_KEY_BLOCK, (match: string, begin: string, _type: string, _block: string | undefined,
-    body: string | undefined, end: string | undefined, cut: string | undefined) => {
-    const content = body ?? cut ?? '';
-    if (content.trim() === '' || content.trim() === REDACTED) return match;
-    counts.private_key = (counts.private_key ?? 0) + 1;
-    return `${begin}${REDACTED}${end ?? ''}`;
-  });
+  let out = redactPrivateKeys(text, counts);
   out = out.replace(URL_PASSWORD, (match: string, head: string, password: string, host: string) => {
     if (password === REDACTED || TEMPLATE_PASSWORD.test(password)) return match;
     counts.url_credential = (counts.url_credential ?? 0) + 1;
