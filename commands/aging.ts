@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addAsyncOptions, viaJobWhenAsked, type AsyncOptionValues } from './shared/async-jobs.js';
-import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
+import { addYesOption, canPrompt, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addExamples } from './shared/help.js';
@@ -22,11 +22,17 @@ export function register(program: Command): void {
   addExamples(cmd, ['service aging --dry-run', 'service aging --yes   # in a cron job']);
   cmd.action(action(async (opts: AgingOptions, command: Command) => {
     const dryRun = opts.dryRun === true;
-    if (!dryRun && !(await confirmDestructive(ioOf(command), opts, {
-      action: 'age patterns (pruned patterns are deleted)',
-      question: 'Decay every pattern\'s score and permanently delete those below 0.1?',
-    }))) return ExitCode.FAILURE;
+    const io = ioOf(command);
     return withClient(opts, command, async (client, out) => {
+      if (!dryRun) {
+        // On a terminal the question says what a dry run counted just before; without one,
+        // nobody is asked and nothing is sent without --yes.
+        const preview = !opts.yes && canPrompt(io) ? await out.withSpinner('counting…', () => client.aging({ dry_run: true })) : null;
+        const question = preview
+          ? `Decay the scores of ${preview.aged} patterns and permanently delete the ${preview.pruned} that fall below 0.1 (${preview.remaining} would remain)?`
+          : 'Decay every pattern\'s score and permanently delete those below 0.1?';
+        if (!(await confirmDestructive(io, opts, { action: 'age patterns (pruned patterns are deleted)', question }))) return ExitCode.FAILURE;
+      }
       const res = await viaJobWhenAsked(opts, client, out, { operation: 'aging', body: dryRun ? { dry_run: true } : undefined },
         () => out.withSpinner('aging…', () => client.aging({ dry_run: dryRun })));
       if (res === undefined) return;

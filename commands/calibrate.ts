@@ -9,13 +9,14 @@ import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { readTextFile } from './shared/input.js';
 import { createOutput } from './shared/output.js';
-import { integerIn } from './shared/options.js';
+import { formatOption, integerIn } from './shared/options.js';
 
 interface CalibrateOptions {
   rate: number;
   stored?: number;
   write?: string;
   json?: boolean;
+  format?: 'table' | 'json';
 }
 
 export function register(program: Command): void {
@@ -27,8 +28,9 @@ export function register(program: Command): void {
     .option('--stored <n>', 'wordings of each task that are stored (default: all but the last; the rest are queries)', integerIn(1, 1000))
     .option('--write <folder>', "store the thresholds as reuse_tiers in this model folder's config.json")
     .option('--json', 'print JSON (the default when stdout is not a terminal)')
+    .addOption(formatOption())
     .action(action(async (file: string, opts: CalibrateOptions, command: Command) => {
-      const out = createOutput(ioOf(command), { json: opts.json });
+      const out = createOutput(ioOf(command), { json: opts.json, format: opts.format });
       const set = parseSet(await readTextFile(file, 'calibration set'), file);
       if (opts.write) await assertFolder(opts.write);
       const config = loadConfig();

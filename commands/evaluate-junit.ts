@@ -1,4 +1,5 @@
 import type { EvaluateResponse } from '../src/client/index.js';
+import { formatNumber } from '../src/core/output-numbers.js';
 
 /**
  * JUnit XML for `service evaluate --junit FILE`: one <testcase> per evaluated case, a
@@ -35,11 +36,11 @@ const secs = (s: number) => s.toFixed(3);
 
 function details(result: EvaluateResponse): string {
   const lines = [
-    `median_score: ${result.median_score}`,
-    `variance: ${result.variance}`,
+    `median_score: ${formatNumber(result.median_score)}`,
+    `variance: ${formatNumber(result.variance)}`,
     `high_variance: ${result.high_variance}`,
     `adversarial_detected: ${result.adversarial_detected}`,
-    ...result.scores.map((s, i) => `evaluator ${i + 1}: overall ${s.overall} - ${s.feedback}`),
+    ...result.scores.map((s, i) => `evaluator ${i + 1}: overall ${formatNumber(s.overall)} - ${s.feedback}`),
   ];
   if (result.feedback) lines.push('', 'feedback:', result.feedback);
   return lines.join('\n');
@@ -56,7 +57,7 @@ function properties(result: EvaluateResponse): string {
   ];
   return [
     '      <properties>',
-    ...props.map(([name, value]) => `        <property ${attr('name', name)} ${attr('value', String(value))}/>`),
+    ...props.map(([name, value]) => `        <property ${attr('name', name)} ${attr('value', typeof value === 'number' ? formatNumber(value) : String(value))}/>`),
     '      </properties>',
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CaseOutcome } from './evaluate-junit.js';
+import { formatNumber } from '../src/core/output-numbers.js';
 
 /**
  * The Markdown a CI job shows as its summary (GitHub Actions renders $GITHUB_STEP_SUMMARY):
@@ -15,7 +16,7 @@ export function summaryMarkdown(outcomes: CaseOutcome[]): string {
   const rows = outcomes.map((o) => {
     const r = o.result;
     const status = o.error ? `error: ${o.error.message}` : o.gateFailures.length > 0 ? `fail: ${o.gateFailures.join('; ')}` : 'pass';
-    return `| ${cell(o.name)} | ${r ? r.median_score : '-'} | ${r ? Math.round(r.variance * 100) / 100 : '-'} | ${r ? (r.adversarial_detected ? 'yes' : 'no') : '-'} | ${cell(status)} |`;
+    return `| ${cell(o.name)} | ${r ? formatNumber(r.median_score) : '-'} | ${r ? formatNumber(r.variance) : '-'} | ${r ? (r.adversarial_detected ? 'yes' : 'no') : '-'} | ${cell(status)} |`;
   });
   return [
     `### ${icon} service evaluate: ${passed} of ${outcomes.length} passed`,

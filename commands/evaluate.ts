@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
+import { formatNumber } from '../src/core/output-numbers.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -25,6 +26,9 @@ interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
 }
 
 interface EvalCase {
+  /** The case's `id` (or `name`) from the batch line, when it has one. */
+  id?: string;
+  /** How reports name the case: its id, else the line and task. */
   name: string;
   request: EvaluateRequest;
 }
@@ -42,7 +46,7 @@ export function register(program: Command): void {
     .option('--fail-on-adversarial', 'exit 100 when hard-coded or faked output is detected')
     .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per case)')
-    .option('--batch <file>', 'evaluate every line of a JSONL file ({task, code, output?, name?}); - for stdin')
+    .option('--batch <file>', 'evaluate every line of a JSONL file ({id?, task?, code, output?, pattern_key?}; name is an alias of id); - for stdin')
     .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
   addClientOptions(cmd);
   addAsyncOptions(cmd);
@@ -64,7 +68,7 @@ export function register(program: Command): void {
       if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
       const view = errorViewOf(command);
-      return opts.batch !== undefined ? reportBatch(io, out, outcomes, view) : reportSingle(io, out, outcomes[0], opts, view);
+      return opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, view) : reportSingle(io, out, outcomes[0], opts, view);
     });
   }));
 }
@@ -73,6 +77,7 @@ async function singleCase(opts: EvaluateOptions, io: Io): Promise<EvalCase> {
   if (opts.code === undefined) throw new UsageError('--code is required (or use --batch FILE)');
   assertSingleStdin({ '--task': opts.task, '--code': opts.code, '--output': opts.output });
   const task = opts.task === undefined ? undefined : await readTextArg(opts.task, io.stdin, '--task');
+  if (task !== undefined && task.trim() === '') throw new UsageError('--task must not be blank (leave it out to evaluate without a task)');
   const code = await readTextArg(opts.code, io.stdin, '--code');
   const output = opts.output === undefined ? undefined : await readTextArg(opts.output, io.stdin, '--output');
   return {
@@ -81,7 +86,8 @@ async function singleCase(opts: EvaluateOptions, io: Io): Promise<EvalCase> {
   };
 }
 
-const BATCH_KEYS = new Set(['task', 'code', 'output', 'name', 'pattern_key']);
+/** `id` names a case as in the other batches; `name` is its older spelling, still accepted. */
+const BATCH_KEYS = new Set(['id', 'task', 'code', 'output', 'name', 'pattern_key']);
 
 async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
   for (const flag of ['task', 'code', 'output', 'patternKey'] as const) {
@@ -107,9 +113,14 @@ async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
     for (const key of ['task', 'output', 'name', 'pattern_key']) {
       if (row[key] !== undefined && typeof row[key] !== 'string') throw new UsageError(`${where}: "${key}" must be a string`);
     }
+    if (row.id !== undefined && typeof row.id !== 'string' && typeof row.id !== 'number') throw new UsageError(`${where}: "id" must be a string or a number`);
+    if (row.id !== undefined && row.name !== undefined) throw new UsageError(`${where}: give "id" or its alias "name", not both`);
     const task = row.task as string | undefined;
+    if (task !== undefined && task.trim() === '') throw new UsageError(`${where}: "task" must not be blank (leave it out to evaluate without a task)`);
+    const id = row.id !== undefined ? String(row.id) : (row.name as string | undefined);
     cases.push({
-      name: (row.name as string | undefined) ?? (task ? `line ${index + 1}: ${snippet(task, 60)}` : `line ${index + 1}`),
+      id,
+      name: id ?? (task ? `line ${index + 1}: ${snippet(task, 60)}` : `line ${index + 1}`),
       request: { task, code: row.code, output: row.output as string | undefined, num_evals: opts.numEvals, pattern_key: row.pattern_key as string | undefined },
     });
   });
@@ -121,10 +132,10 @@ async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
 export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOptions, 'minScore' | 'failOnAdversarial' | 'failOnHighVariance'>): string[] {
   const reasons: string[] = [];
   if (opts.minScore !== undefined && result.median_score < opts.minScore) {
-    reasons.push(`median score ${result.median_score} is below --min-score ${opts.minScore}`);
+    reasons.push(`median score ${formatNumber(result.median_score)} is below --min-score ${opts.minScore}`);
   }
   if (opts.failOnAdversarial && result.adversarial_detected) reasons.push('hard-coded or faked output detected');
-  if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${round(result.variance)} > 1.5)`);
+  if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${formatNumber(result.variance)} > 1.5)`);
   return reasons;
 }
 
@@ -172,8 +183,6 @@ async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalC
   return results;
 }
 
-const round = (x: number) => Math.round(x * 100) / 100;
-
 function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions, view: ErrorView): number {
   if (outcome.error) {
     // --json makes this error JSON like every other one: CI steps parse it.
@@ -193,10 +202,10 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
     r.high_variance ? c.yellow('high variance') : 'evaluators agree',
   ];
   const rows = r.scores.map((s, i) => [
-    String(i + 1), String(s.overall), String(s.task_alignment), String(s.code_quality), String(s.workspace_usage), String(s.robustness), snippet(s.feedback, 60),
+    String(i + 1), formatNumber(s.overall), formatNumber(s.task_alignment), formatNumber(s.code_quality), formatNumber(s.workspace_usage), formatNumber(s.robustness), snippet(s.feedback, 60),
   ]);
   const lines = [
-    `${c.bold('median score')} ${r.median_score}  (variance ${round(r.variance)}; ${flags.join('; ')})`,
+    `${c.bold('median score')} ${formatNumber(r.median_score)}  (variance ${formatNumber(r.variance)}; ${flags.join('; ')})`,
     table(['#', 'overall', 'task', 'quality', 'workspace', 'robustness', 'feedback'], rows, c),
   ];
   if (r.failed_evaluators > 0) lines.push(c.yellow(`${r.failed_evaluators} evaluator(s) failed; the others were aggregated`));
@@ -207,7 +216,7 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
   return lines.join('\n');
 }
 
-function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView): number {
+function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView): number {
   const passed = outcomes.filter((o) => !o.error && o.gateFailures.length === 0).length;
   const gated = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
   const errored = outcomes.filter((o) => o.error);
@@ -215,15 +224,15 @@ function reportBatch(io: Io, out: Output, outcomes: (CaseOutcome & { cause?: unk
   const exitCode = firstError ? exitCodeFor(firstError.cause) : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
   const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode };
   const json = {
-    cases: outcomes.map((o) => ({ name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error })),
+    cases: outcomes.map((o, i) => ({ ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error })),
     summary,
   };
   out.result(json, () => {
     const c = out.color;
     const rows = outcomes.map((o) => [
       o.name,
-      o.result ? String(o.result.median_score) : '-',
-      o.result ? String(round(o.result.variance)) : '-',
+      o.result ? formatNumber(o.result.median_score) : '-',
+      o.result ? formatNumber(o.result.variance) : '-',
       o.result ? (o.result.adversarial_detected ? 'yes' : 'no') : '-',
       o.error ? c.red(`error: ${snippet(o.error.message, 50)}`) : o.gateFailures.length > 0 ? c.red(`fail: ${snippet(o.gateFailures.join('; '), 50)}`) : c.green('pass'),
     ]);

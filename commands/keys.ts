@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
-import type { KeyInfo } from '../src/client/index.js';
+import type { KeyInfo, ServiceClient } from '../src/client/index.js';
 import { ROLES } from '../src/core/types.js';
-import { action, ioOf } from './shared/context.js';
+import { action, ioOf, type Io } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, integerIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { table } from './shared/output.js';
 import { printIssuedSecret } from './key-secrets.js';
-import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
+import { addYesOption, canPrompt, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 
 interface CreateOptions extends ClientOptionValues {
   name: string;
@@ -16,7 +16,7 @@ interface CreateOptions extends ClientOptionValues {
   forProject?: string;
 }
 
-type RevokeOptions = ClientOptionValues & YesOptionValues;
+type KeyChangeOptions = ClientOptionValues & YesOptionValues;
 
 /** `service keys create | list | revoke | rotate`: API keys of the caller's project (DB auth mode). */
 export function register(program: Command): void {
@@ -64,12 +64,12 @@ export function register(program: Command): void {
     .argument('<key-id>', 'id of the key (see `service keys list`, `--all-projects` for an owner)');
   addYesOption(revoke);
   addClientOptions(revoke);
-  revoke.action(action(async (keyId: string, opts: RevokeOptions, command: Command) => {
-    if (!(await confirmDestructive(ioOf(command), opts, {
-      action: `revoke ${keyId}`,
-      question: `Revoke API key ${keyId}? Requests using it will be refused at once.`,
-    }))) return ExitCode.FAILURE;
+  revoke.action(action(async (keyId: string, opts: KeyChangeOptions, command: Command) => {
     return withClient(opts, command, async (client, out) => {
+      if (!(await confirmKeyChange(client, ioOf(command), opts, keyId, {
+        verb: 'revoke',
+        question: (key) => `Revoke ${key}? Requests using it will be refused at once.`,
+      }))) return ExitCode.FAILURE;
       const revoked = await client.keys.revoke(keyId);
       out.result(revoked, () => `revoked ${revoked.key_id} ("${revoked.name}") at ${revoked.revoked_at}`);
     });
@@ -77,17 +77,56 @@ export function register(program: Command): void {
 
   const rotate = keys
     .command('rotate')
-    .description('replace a key\'s secret: a new key (same name, role, quota) is printed once; the old secret stops working (owner keys: any project of the tenant)')
+    .description('replace a key\'s secret: the same key (id, name, role, quota) gets a new secret, printed once; the old secret stops working at once (owner keys: any project of the tenant)')
     .argument('<key-id>', 'id of the key (see `service keys list`, `--all-projects` for an owner)');
+  addYesOption(rotate);
   addClientOptions(rotate);
-  rotate.action(action(async (keyId: string, opts: ClientOptionValues, command: Command) => {
+  rotate.action(action(async (keyId: string, opts: KeyChangeOptions, command: Command) => {
     return withClient(opts, command, async (client, out) => {
+      if (!(await confirmKeyChange(client, ioOf(command), opts, keyId, {
+        verb: 'rotate',
+        question: (key) => `Rotate ${key}? Its current secret stops working at once; the new one is shown once.`,
+      }))) return ExitCode.FAILURE;
       const issued = await client.keys.rotate(keyId);
-      printIssuedSecret(ioOf(command), out, issued, `key "${issued.name}" rotated; new key id`, [
-        `the old secret of ${keyId} no longer works`,
+      // Rotation keeps the key (same id); only the secret is new.
+      printIssuedSecret(ioOf(command), out, issued, `new secret for key "${issued.name}"`, [
+        `the old secret of ${issued.key_id} no longer works`,
       ]);
     });
   }));
+}
+
+/**
+ * Asks before revoking or rotating, as confirmDestructive does (--yes skips; no terminal
+ * and no --yes refuses before any request). On a terminal the question names the key by
+ * its name, role, prefix and project, looked up first: a bare id says nothing to a person.
+ */
+async function confirmKeyChange(
+  client: ServiceClient,
+  io: Io,
+  opts: YesOptionValues,
+  keyId: string,
+  what: { verb: string; question: (key: string) => string },
+): Promise<boolean> {
+  const ask = !opts.yes && canPrompt(io);
+  const key = ask ? describeKey(await findKey(client, keyId), keyId) : `API key ${keyId}`;
+  return confirmDestructive(io, opts, { action: `${what.verb} ${keyId}`, question: what.question(key) });
+}
+
+/** The key among those the caller may list: its project's, else (owner keys) the tenant's. */
+async function findKey(client: ServiceClient, keyId: string): Promise<KeyInfo | null> {
+  // The lookup only words the question: if it fails, the question shows the id and the
+  // revoke/rotate request itself reports what is wrong.
+  const own = (await client.keys.list().catch(() => null))?.keys.find((k) => k.key_id === keyId);
+  if (own) return own;
+  // Only owner keys may list every project; for others this answers 403 and the id is all we show.
+  const all = await client.keys.list({ allProjects: true }).catch(() => null);
+  return all?.keys.find((k) => k.key_id === keyId) ?? null;
+}
+
+function describeKey(key: KeyInfo | null, keyId: string): string {
+  if (!key) return `API key ${keyId} (not among the keys you can list)`;
+  return `API key "${key.name}" (role ${key.role}, prefix ${key.prefix}…, project ${key.project_id}, id ${key.key_id})`;
 }
 
 function renderKeys(keys: KeyInfo[], dim: (s: string) => string, withProject = false): string {

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { CLASSIFICATIONS, SOURCES } from '../src/core/vocabulary.js';
+import { formatNumber } from '../src/core/output-numbers.js';
 import { addYesOption, confirmDestructive, type YesOptionValues } from './shared/confirm.js';
 import { action, ioOf } from './shared/context.js';
 import { ExitCode } from './shared/exit-codes.js';
@@ -43,7 +44,7 @@ export function register(program: Command): void {
       });
       out.result(page, () => {
         if (page.patterns.length === 0) return 'no patterns';
-        const rows = page.patterns.map((p) => [p.key, String(p.success_score), `${p.reuse_count}x`, p.updated_at, snippet(p.task, 50)]);
+        const rows = page.patterns.map((p) => [p.key, formatNumber(p.success_score), `${p.reuse_count}x`, p.updated_at, snippet(p.task, 50)]);
         const lines = [table(['key', 'success', 'reused', 'updated', 'task'], rows, out.color)];
         if (page.next_cursor) lines.push('', `more: service patterns list --cursor ${page.next_cursor}`);
         return lines.join('\n');

@@ -40,8 +40,8 @@ export function register(program: Command): void {
     .addOption(new Option('--source <source>', 'only patterns from this source').choices(SOURCES))
     .option('--min-score <score>', 'only patterns whose success score is at least this (0-10)', finiteNumber)
     .option('--count-reuse', 'count the reusable matches as reuses (reuse count + 1, success score + 0.1, ROI event); an agent that uses the answer passes this')
-    // Recall from the command line is read-only by default now; the old flag stays accepted.
-    .addOption(new Option('--readonly', 'do not count the matches as reuses (the default)').hideHelp().conflicts('countReuse'))
+    // Read-only is the default; the flag says so explicitly (documented examples use it).
+    .addOption(new Option('--readonly', 'do not count the matches as reuses (the default; the opposite of --count-reuse)').conflicts('countReuse'))
     .option('--explain', "show each match's score parts (cosine, centred cosine, BM25, factors, tier rule) and the tier policy")
     .option('--verify', "ask the server's LLM whether each reusable match really fits (it can only lower a tier)")
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { formatNumber } from '../src/core/output-numbers.js';
 import { action } from './shared/context.js';
 import { addExamples } from './shared/help.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
@@ -34,7 +35,7 @@ export function register(program: Command): void {
       out.result(res, () => res.count === 0
         ? 'no patterns with those tags'
         : table(['key', 'skills', 'success', 'task'], res.matches.map((m) => [
-          m.pattern_key, m.skills.join(', '), String(m.pattern.success_score), snippet(m.pattern.task),
+          m.pattern_key, m.skills.join(', '), formatNumber(m.pattern.success_score), snippet(m.pattern.task),
         ]), out.color));
     })));
 }

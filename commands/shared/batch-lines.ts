@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { Io } from './context.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { errorObject, type ErrorView } from './print-error.js';
+import { outputNumberReplacer } from '../../src/core/output-numbers.js';
 
 /**
  * `--batch [FILE|-]` of recall and learn (+): many tasks through one process. Lines are read
@@ -118,7 +119,7 @@ export async function runLines<T>(
       const parsed = parse(input);
       id = parsed.id;
       const result = await handle(parsed.request);
-      return `${JSON.stringify({ line: input.line, ...(id === undefined ? {} : { id }), result })}\n`;
+      return `${JSON.stringify({ line: input.line, ...(id === undefined ? {} : { id }), result }, outputNumberReplacer)}\n`;
     } catch (err) {
       const error = errorObject(err, view);
       worst = Math.max(worst, error.exit_code as number);

@@ -4,7 +4,7 @@ import { UsageError } from './exit-codes.js';
 
 /**
  * Irreversible commands (`aging`, `governance retention apply`, `migrate down`, `keys revoke`,
- * the governance deletions) are safe by default: on a terminal they ask, and without one they
+ * `keys rotate`, the governance deletions) are safe by default: on a terminal they ask, and without one they
  * refuse unless `--yes` was given, so a script never deletes data by accident and never hangs
  * on a question. Use:
  *

@@ -34,9 +34,14 @@ export function addClientOptions(cmd: Command): Command {
     .addOption(new Option('--retry-wait <seconds>', 'longest total wait per request when the service says "retry later" (429/503); 0 never waits')
       .default(120).argParser(nonNegativeNumber))
     .option('--json', 'print JSON (the default when stdout is not a terminal); errors on stderr become JSON too')
-    .addOption(new Option('--format <format>', 'table or json, whether or not stdout is a terminal').choices(['table', 'json']))
+    .addOption(formatOption())
     // Read by main() before parsing (it sets the defaults above); accepted here after the command too.
     .option('--env-file <file>', 'read SERVICE_URL, SERVICE_API_KEY, SERVICE_PROJECT from a dotenv file');
+}
+
+/** `--format table|json`: what stdout carries, whether or not it is a terminal. */
+export function formatOption(): Option {
+  return new Option('--format <format>', 'table or json, whether or not stdout is a terminal').choices(['table', 'json']);
 }
 
 /** Runs `work` with a client and the output helper, closing the client's connections after. */

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Io, OutStream } from './context.js';
+import { outputNumberReplacer } from '../../src/core/output-numbers.js';
 
 
 /**
@@ -63,7 +64,7 @@ export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 
     json,
     color,
     result(data, human) {
-      io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+      io.stdout.write(json ? `${JSON.stringify(data, outputNumberReplacer, 2)}\n` : `${human()}\n`);
     },
     line(text = '') {
       io.stdout.write(`${text}\n`);

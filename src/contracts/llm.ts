@@ -6,7 +6,9 @@ import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 // ---------------------------------------------------------------- evaluate
 
 export const EvaluateRequest = z.object({
-  task: text(10_000).optional(),
+  // Omitted is allowed (the spec makes it optional); given, it must say something: a blank
+  // task would be sent to every evaluator for nothing.
+  task: nonBlank(10_000).optional(),
   code: nonBlank(500_000),
   output: text(500_000).optional(),
   num_evals: z.number().int().min(1).max(10).default(3),

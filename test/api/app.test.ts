@@ -77,6 +77,11 @@ describe('logger', () => {
     const line = formatLine(JSON.stringify({ level: 'warn', time: '2025-01-01T00:00:00.000Z', msg: 'slow query', ms: 120, table: 'patterns x' }));
     expect(line).toBe('2025-01-01T00:00:00.000Z WARN  slow query ms=120 table="patterns x"\n');
   });
+
+  it('human log lines print numbers without float noise (the JSON lines keep them exact)', () => {
+    const line = formatLine(JSON.stringify({ level: 'info', time: '2025-01-01T00:00:00.000Z', msg: 'scored', score: 0.9550000000000001, parts: { median: 0.15000000000000002 } }));
+    expect(line).toBe('2025-01-01T00:00:00.000Z INFO  scored score=0.955 parts={"median":0.15}\n');
+  });
 });
 
 describe('ids', () => {

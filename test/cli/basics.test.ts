@@ -36,6 +36,18 @@ describe('service (no server needed)', () => {
     expect(res.stdout.trim()).toBe(version);
   });
 
+  it('recall --help documents --readonly (the documented examples use it) next to --count-reuse', async () => {
+    const res = await runCli(['recall', '--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^\s+--readonly\s+do not count the matches as reuses/m);
+    expect(res.stdout).toMatch(/^\s+--count-reuse\b/m);
+  });
+
+  it('keys rotate, aging and calibrate --help show --yes / --format', async () => {
+    expect((await runCli(['keys', 'rotate', '--help'])).stdout).toMatch(/^\s+-y, --yes\b/m);
+    expect((await runCli(['calibrate', '--help'])).stdout).toMatch(/^\s+--format <format>\s+table or json/m);
+  });
+
   it('--help lists the commands and the exit-code table', async () => {
     const res = await runCli(['--help']);
     expect(res.code).toBe(0);

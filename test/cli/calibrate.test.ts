@@ -72,6 +72,18 @@ describe('service calibrate', () => {
     expect(policy.adapt_threshold).toBeLessThan(0.76);
   });
 
+  it('takes --format table|json like the other commands, whatever stdout is', async () => {
+    const table = await runCli(['calibrate', setFile, '--format', 'table']);
+    expect(table.code).toBe(0);
+    expect(() => JSON.parse(table.stdout)).toThrow();
+    expect(table.stdout).toMatch(/duplicate/);
+    const json = await runCli(['calibrate', setFile, '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toHaveProperty('calibrated.thresholds');
+    const wrong = await runCli(['calibrate', setFile, '--format', 'yaml']);
+    expect(wrong.code).toBe(2);
+  });
+
   it('refuses a malformed set, a bad rate and a missing folder with exit 2', async () => {
     const bad = join(dir.path, 'bad.json');
     await writeFile(bad, JSON.stringify({ clusters: [{ id: 'x', wordings: ['only one'] }] }));

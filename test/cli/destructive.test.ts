@@ -29,6 +29,7 @@ describe('destructive commands', () => {
     [['aging'], 'refusing to age patterns'],
     [['governance', 'retention', 'apply'], 'refusing to delete the patterns past retention'],
     [['keys', 'revoke', 'k-1'], 'refusing to revoke k-1'],
+    [['keys', 'rotate', 'k-1'], 'refusing to rotate k-1'],
   ])('%j refuses without --yes and without a terminal (exit 2), before any request', async (args, message) => {
     for (const env of [{}, { CI: 'true' }]) {
       const res = await cli(args, env);
@@ -42,6 +43,14 @@ describe('destructive commands', () => {
     const res = await runCliInTty(['governance', 'delete-scope', '--url', server.url], { answer: { when: 'cannot be undone', keys: 'n\r' } });
     // The question says what a dry run counted just before.
     expect(stripAnsi(res.output)).toContain('Delete all data of this scope? It deletes 2 patterns, 0 jobs, 1 projects; 0 keys revoked. This cannot be undone.');
+    expect(res.code).not.toBe(0);
+    const metrics = JSON.parse((await cli(['metrics'])).stdout) as { pattern_count: number };
+    expect(metrics.pattern_count).toBe(2);
+  });
+
+  it('aging asks on a terminal with the counts of a dry run, and "no" changes nothing', async () => {
+    const res = await runCliInTty(['aging', '--url', server.url], { answer: { when: 'below 0.1', keys: 'n\r' } });
+    expect(stripAnsi(res.output)).toMatch(/Decay the scores of \d+ patterns and permanently delete the 0 that fall below 0\.1 \(2 would remain\)\?/);
     expect(res.code).not.toBe(0);
     const metrics = JSON.parse((await cli(['metrics'])).stdout) as { pattern_count: number };
     expect(metrics.pattern_count).toBe(2);

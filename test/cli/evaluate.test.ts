@@ -195,6 +195,76 @@ describe('service evaluate --batch', () => {
   });
 });
 
+describe('service evaluate: numbers as printed', () => {
+  it('rounds float noise at the output (JSON, table, JUnit, step summary), not the values', async () => {
+    // Overall 0.1 and 0.2: the median is 0.15000000000000002 in floating point.
+    let n = 0;
+    ctx.fake.script(() => {
+      const overall = n++ % 2 === 0 ? 0.1 : 0.2;
+      return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: 'ok.', hardcoded: false });
+    });
+    expect((0.1 + 0.2) / 2).not.toBe(0.15);
+    const junit = join(ctx.dir.path, 'noise.xml');
+    const summary = join(ctx.dir.path, 'summary.md');
+    const res = await runCli(['evaluate', '--task', 'add', '--code', 'x = 1', '--num-evals', '2', '--min-score', '1', '--junit', junit, '--json', '--url', ctx.server.url], { env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(res.code).toBe(100);
+    expect(res.stdout).not.toMatch(/0\.1500000|0\.0025000/);
+    expect(JSON.parse(res.stdout)).toMatchObject({ median_score: 0.15, variance: 0.0025 });
+    expect(res.stderr).toContain('median score 0.15 is below --min-score 1');
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toContain('<property name="median_score" value="0.15"/>');
+    expect(xml).toContain('median_score: 0.15\n');
+    expect(xml).not.toMatch(/0\.1500000/);
+    expect(await readFile(summary, 'utf8')).toMatch(/\| 0\.15 \| 0\.0025 \|/);
+    const table = await runCli(['evaluate', '--task', 'add', '--code', 'x = 1', '--num-evals', '2', '--format', 'table', '--url', ctx.server.url]);
+    expect(table.stdout).toMatch(/median score 0\.15 {2}\(variance 0\.0025;/);
+  });
+});
+
+describe('service evaluate: blank tasks and case ids', () => {
+  it('a blank --task exits 2 before any LLM call', async () => {
+    for (const task of ['', '   ']) {
+      const res = await cli(['evaluate', '--task', task, '--code', 'x = 1', '--json']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/--task must not be blank/);
+    }
+    const piped = await cli(['evaluate', '--task', '-', '--code', 'x = 1'], ' \n\t\n');
+    expect(piped.code).toBe(2);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
+  });
+
+  it('a batch line with a blank task exits 2 naming the line, before any LLM call', async () => {
+    const batch = join(ctx.dir.path, 'blank.jsonl');
+    await writeFile(batch, `${JSON.stringify({ task: 'add', code: 'x = 1' })}\n${JSON.stringify({ task: ' \t', code: 'x = 2' })}\n`);
+    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/line 2: "task" must not be blank/);
+    expect(ctx.fake.chatRequests()).toHaveLength(0);
+  });
+
+  it('--batch names cases by `id` like the other batches, `name` still accepted', async () => {
+    evaluatorsSay(8);
+    const batch = join(ctx.dir.path, 'ids.jsonl');
+    await writeFile(batch, [
+      JSON.stringify({ id: 'case-1', task: 'a', code: 'x = 1' }),
+      JSON.stringify({ id: 7, code: 'x = 2' }),
+      JSON.stringify({ name: 'legacy', code: 'x = 3' }),
+      JSON.stringify({ code: 'x = 4' }),
+    ].join('\n'));
+    const junit = join(ctx.dir.path, 'ids.xml');
+    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--junit', junit, '--json']);
+    expect(res.code).toBe(0);
+    const cases = JSON.parse(res.stdout).cases as { id?: string; name: string }[];
+    expect(cases.map((c) => [c.id, c.name])).toEqual([['case-1', 'case-1'], ['7', '7'], ['legacy', 'legacy'], [undefined, 'line 4']]);
+    expect(testcases(await readFile(junit, 'utf8')).map((c) => c.name)).toEqual(['case-1', '7', 'legacy', 'line 4']);
+
+    await writeFile(batch, JSON.stringify({ id: 'a', name: 'b', code: 'x = 1' }));
+    const both = await cli(['evaluate', '--batch', batch]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/line 1: give "id" or its alias "name", not both/);
+  });
+});
+
 describe('service compose / feedback', () => {
   it('compose --json prints the pipeline', async () => {
     ctx.fake.script(() => reply.json({ stages: [

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../support/cli.js';
+import { BIN, runCli, stripAnsi } from '../support/cli.js';
 import { childEnv, tempDir } from '../support/env.js';
 import { adminQuery, createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase, type TestSchema } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
@@ -43,6 +43,9 @@ function runWithAnswers(args: string[], answers: { after: string; type: string }
     });
   });
 }
+
+/** Terminal output as plain words: no escape sequences, wrapped lines joined. */
+const flat = (output: string) => stripAnsi(output).replace(/\s+/g, ' ');
 
 describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
   let db: TestDatabase;
@@ -115,7 +118,13 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     expect(JSON.parse(listed.stdout).keys.map((k: Issued) => k.key_id)).toEqual([owner.key_id, key.key_id]);
     expect(listed.stdout).not.toContain(key.secret);
 
-    const rotated = await cli(['keys', 'rotate', key.key_id, '--api-key', owner.secret]);
+    // Rotation kills the old secret at once: like revoke, it is not done without --yes.
+    const unconfirmedRotation = await cli(['keys', 'rotate', key.key_id, '--api-key', owner.secret]);
+    expect(unconfirmedRotation.code).toBe(2);
+    expect(unconfirmedRotation.stderr).toMatch(/refusing to rotate .* without confirmation: pass --yes/);
+    expect((await health(key.secret)).code).toBe(0);
+
+    const rotated = await cli(['keys', 'rotate', key.key_id, '--yes', '--api-key', owner.secret]);
     expect(rotated.code).toBe(0);
     const next = JSON.parse(rotated.stdout) as Issued;
     expect(next.secret).toMatch(KEY);
@@ -171,7 +180,7 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     expect(all.stdout).toMatch(/^key id\s+project\s+name/);
     expect(all.stdout).toMatch(new RegExp(`${leaked.key_id}\\s+other\\s+leaked`));
 
-    const rotated = await cli(['keys', 'rotate', leaked.key_id, '--api-key', owner.secret]);
+    const rotated = await cli(['keys', 'rotate', leaked.key_id, '--yes', '--api-key', owner.secret]);
     expect(rotated.code).toBe(0);
     const revoked = await cli(['keys', 'revoke', leaked.key_id, '--yes', '--api-key', owner.secret]);
     expect(revoked.code).toBe(0);
@@ -214,5 +223,28 @@ describe.skipIf(!hasPg)('service bootstrap / service keys', () => {
     expect(accepted.code).toBe(0);
     expect(accepted.output).toMatch(new RegExp(`revoked ${key.key_id}`));
     expect((await health(key.secret)).code).toBe(3);
+  });
+
+  it('on a terminal: rotate asks like revoke, and both questions name the key (name, role, prefix)', async () => {
+    const key = JSON.parse((await cli(['keys', 'create', '--name', 'nightly job', '--role', 'reader', '--api-key', owner.secret])).stdout) as Issued & { prefix: string };
+    const named = `API key "nightly job" (role reader, prefix ${key.prefix}…, project default, id ${key.key_id})`;
+
+    const declined = await runWithAnswers(['keys', 'rotate', key.key_id, '--url', server.url, '--api-key', owner.secret], [{ after: 'Rotate API key', type: 'n\r' }]);
+    // The prompt wraps at the terminal's width: compare the words.
+    expect(flat(declined.output)).toContain(`Rotate ${named}?`);
+    expect(declined.output).toMatch(/cancelled: nothing was changed/);
+    expect(declined.code).toBe(1);
+    expect((await health(key.secret)).code).toBe(0);
+
+    const accepted = await runWithAnswers(['keys', 'rotate', key.key_id, '--format', 'table', '--url', server.url, '--api-key', owner.secret], [{ after: 'Rotate API key', type: 'y\r' }]);
+    expect(accepted.code).toBe(0);
+    // The same key, a new secret: the line says so instead of calling the same id "new".
+    expect(flat(accepted.output)).toContain(`new secret for key "nightly job": ${key.key_id} (role reader)`);
+    expect(accepted.output).not.toMatch(/new key id/);
+    expect((await health(key.secret)).code).toBe(3);
+
+    const revoke = await runWithAnswers(['keys', 'revoke', key.key_id, '--url', server.url, '--api-key', owner.secret], [{ after: 'Revoke API key', type: 'n\r' }]);
+    expect(flat(revoke.output)).toMatch(new RegExp(`Revoke API key "nightly job" \\(role reader, prefix [^,]+…, project default, id ${key.key_id}\\)\\?`));
+    expect(revoke.code).toBe(1);
   });
 });

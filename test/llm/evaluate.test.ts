@@ -41,6 +41,22 @@ describe.each(PROVIDERS)('POST /v1/evaluate through the real SDK (%s)', (provide
     }
   });
 
+  it('answers 422 to a blank task before any LLM call (sync and async); an omitted task is evaluated', async () => {
+    t = await startLlmServer(fake, provider);
+    evaluatorScript(fake, [7]);
+    for (const task of ['', ' ', '\n\t  ']) {
+      for (const headers of [{}, { prefer: 'respond-async' }] as Record<string, string>[]) {
+        const res = await t.call('POST', '/v1/evaluate', body({ task }), headers);
+        expect(res.statusCode).toBe(422);
+        expect(JSON.stringify(res.json())).toMatch(/task/);
+      }
+    }
+    expect(fake.chatRequests()).toHaveLength(0);
+    const { task: _omitted, ...withoutTask } = body({ num_evals: 1 });
+    expect((await t.call('POST', '/v1/evaluate', withoutTask)).statusCode).toBe(200);
+    expect(fake.chatRequests()).toHaveLength(1);
+  });
+
   it('retries a malformed reply once', async () => {
     t = await startLlmServer(fake, provider);
     fake.enqueue(reply.text('Sure! The code looks great, 9/10.'));

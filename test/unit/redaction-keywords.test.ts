@@ -7,9 +7,9 @@ const run = (text: string) => redactKeywordSecrets(text, P);
 describe('keyword secrets: redacted', () => {
   it.each([
     ['password=hunter2', 'password=[REDACTED]'],
-    ['token=abc', 'token=[REDACTED]'],
+    ['TOKEN=abc', 'TOKEN=[REDACTED]'],
     ['secret=abc', 'secret=[REDACTED]'],
-    ['key=abc', 'key=[REDACTED]'],
+    ['KEY=abc', 'KEY=[REDACTED]'],
     ['PASSWORD=hunter2', 'PASSWORD=[REDACTED]'],
     ['Token: abc123', 'Token: [REDACTED]'],
     ['API_KEY: "abc"', 'API_KEY: "[REDACTED]"'],
@@ -39,7 +39,10 @@ describe('keyword secrets: redacted', () => {
   });
 
   it('counts each assignment', () => {
-    expect(run('token=a1 secret=b2 key="c3"')).toEqual({ text: 'token=[REDACTED] secret=[REDACTED] key="[REDACTED]"', count: 3 });
+    // Mid-line, a plain `token=` followed by an identifier (`a1`) and a plain `key=` followed by
+    // a short literal (`"c3"`) are code, not secrets; flags and credential names are.
+    expect(run('--token=a1 secret=b2 api_key="c3"')).toEqual({ text: '--token=[REDACTED] secret=[REDACTED] api_key="[REDACTED]"', count: 3 });
+    expect(run('token=a1 secret=b2 key="c3"')).toEqual({ text: 'token=a1 secret=[REDACTED] key="c3"', count: 1 });
   });
 });
 
@@ -62,6 +65,10 @@ describe('keyword secrets: left alone', () => {
     'const key = process.env.KEY',
     '<li key={item.id}>',
     'if key == other:',
+    // A plain lower-case `key` / `token` followed by an identifier is a statement
+    // (`key=sum`), not a config line, even alone on its line.
+    'key=abc',
+    'token=abc',
     // placeholders and empty values
     'token=[REDACTED]',
     'password=<your password>',

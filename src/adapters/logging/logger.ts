@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { scrubSecretText } from '../../core/secret-scrub.js';
 import { batchedStderr } from './turn-batch.js';
+import { outputNumberReplacer } from '../../core/output-numbers.js';
 
 /**
  * The process logger: pino, writing JSON lines (SERVICE_JSON_LOGS=true) or one readable line
@@ -104,7 +105,8 @@ export function formatLine(jsonLine: string): string {
   return line + '\n';
 }
 
+/** Numbers as everywhere else the program prints them (float noise rounded away). */
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return /[\s="]/.test(value) ? JSON.stringify(value) : value;
-  return JSON.stringify(value);
+  return JSON.stringify(value, outputNumberReplacer);
 }
