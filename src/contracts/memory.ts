@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt, text } from './common.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
+/** A task's length limit (the specification's 10,000 characters, counted in UTF-16 units). */
+export const TASK_MAX_CHARS = 10_000;
+
 export const LearnRequest = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   code: nonBlank(500_000),
   eval_score: z.number().min(0).max(10),
   output: text(500_000).optional(),
@@ -35,7 +38,7 @@ export const LearnResponse = z.object({
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
 const recallFields = {
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   limit: z.number().int().min(1).max(50).default(5),
   offset: z.number().int().min(0).max(10_000).default(0),
   deduplicate: z.boolean().default(true),
@@ -65,7 +68,7 @@ export type RecallInput = Omit<z.output<typeof RecallRequest>, 'readonly'>;
 
 /** GET /v1/recall: same fields from the query string, always read-only. */
 export const RecallQueryString = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   limit: queryInt(1, 50).default(5),
   offset: queryInt(0, 10_000).default(0),
   deduplicate: queryBool.default(true),
