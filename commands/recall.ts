@@ -3,7 +3,7 @@ import type { ChalkInstance } from 'chalk';
 import type { RecallMatch, RecallRequest, RecallResponse, ServiceClient } from '../src/client/index.js';
 import { explainLine, tierPolicyLine } from '../src/core/recall-explain.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
-import { batchInput, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
+import { batchInput, maxLineBytesOption, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
 import { action, errorViewOf, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { readTextArg } from './shared/input.js';
@@ -24,6 +24,7 @@ interface RecallOptions extends ClientOptionValues {
   recencyHalfLife?: number;
   batch?: string | true;
   concurrency: number;
+  maxLineBytes: number;
   explain?: boolean;
 }
 
@@ -47,7 +48,8 @@ export function register(program: Command): void {
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
     .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber)
     .option('--batch [file]', 'recall every line of FILE (- or no value: stdin): a task per line, or a JSON object of recall fields; NDJSON out')
-    .option('--concurrency <n>', 'lines recalled at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+    .option('--concurrency <n>', 'lines recalled at the same time with --batch, 1 to 32', integerIn(1, 32), 4)
+    .addOption(maxLineBytesOption());
   addClientOptions(cmd);
 
   cmd.action(action(async (taskArg: string | undefined, opts: RecallOptions, command: Command) => {
@@ -55,7 +57,7 @@ export function register(program: Command): void {
     if (opts.batch !== undefined) {
       if (taskArg !== undefined) throw new UsageError('--batch reads the tasks from the file (or stdin): drop the task argument');
       const input = await batchInput(opts.batch === true ? '-' : opts.batch, io);
-      return withClient(opts, command, async (client, out) => recallBatch(client, out, numberedLines(input), opts, command));
+      return withClient(opts, command, async (client, out) => recallBatch(client, out, numberedLines(input, { maxBytes: opts.maxLineBytes }), opts, command));
     }
     if (taskArg === undefined) throw new UsageError("missing required argument 'task' (or use --batch FILE)");
     const task = await readTextArg(taskArg, io.stdin, 'task');
