@@ -28,6 +28,7 @@ import { memoryRoutes } from './routes/memory.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { importExportRoutes } from './routes/import-export.js';
+import { recallBatchRoute } from './routes/recall-batch.js';
 import { readVersionInfo } from './version.js';
 import { routableUrl } from './reference-paths.js';
 import { decodeUtf8Body } from './utf8-body.js';
@@ -104,6 +105,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   healthRoutes(server, deps, { version, startedAt: app.startedAt });
   openApiRoutes(server, { version: version.app_version });
   memoryRoutes(server, deps);
+  recallBatchRoute(server, deps);
   importExportRoutes(server, deps);
   metricsRoutes(server, deps, app.metrics);
   llmRoutes(server, deps);
