@@ -29,8 +29,9 @@ export function register(program: Command): void {
       const res = await out.withSpinner('exporting…', () => client.exportAll());
       const document = `${JSON.stringify(res, null, 2)}\n`;
       if (target === undefined) {
-        // The export itself is the result: always JSON, whatever the terminal.
-        out.line(document.trimEnd());
+        // The export itself is the result: always JSON, whatever the terminal, byte for byte
+        // (not out.line(), which escapes controls for a person).
+        ioOf(command).stdout.write(document);
         return;
       }
       await writeOutput(target, document);

@@ -6,6 +6,7 @@ import { ExitCode } from './shared/exit-codes.js';
 import { addClientOptions, withClient, type ClientOptionValues } from './shared/options.js';
 import { printAccepted } from './shared/async-jobs.js';
 import { addRetentionCommands } from './retention.js';
+import { forTerminal } from './shared/terminal-text.js';
 
 interface DeleteOptions extends ClientOptionValues {
   yes?: boolean;
@@ -54,7 +55,7 @@ async function runDeletion(opts: DeleteOptions, command: Command, what: { action
     }
     if (opts.async) return printAccepted(out, await remove(client, { async: true, dryRun }) as JobAccepted);
     const res = await out.withSpinner(dryRun ? 'counting…' : 'deleting…', () => remove(client, { dryRun })) as DeletionResultResponse;
-    for (const warning of res.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
+    for (const warning of res.warnings ?? []) io.stderr.write(`${forTerminal(`warning: ${warning}`)}\n`);
     out.result(res, () => describeResult(res));
   });
 }

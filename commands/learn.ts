@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { LearnRequest } from '../src/client/index.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
-import { batchInput, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
+import { batchInput, maxLineBytesOption, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
 import { action, errorViewOf, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { assertSingleStdin, readTextArg } from './shared/input.js';
@@ -19,6 +19,7 @@ interface LearnOptions extends ClientOptionValues {
   verifyDuplicates?: boolean;
   batch?: string | true;
   concurrency: number;
+  maxLineBytes: number;
 }
 
 /** The flags a single learn needs, as commander would name them when missing. */
@@ -38,7 +39,8 @@ export function register(program: Command): void {
     .option('--author <name>', 'agent or user that produced the run')
     .option('--verify-duplicates', 'ask the server\'s LLM before merging into a near-identical pattern')
     .option('--batch [file]', 'learn every line of an NDJSON FILE (- or no value: stdin), one run per line {task, code, eval_score, …}; NDJSON out')
-    .option('--concurrency <n>', 'runs learned at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+    .option('--concurrency <n>', 'runs learned at the same time with --batch, 1 to 32', integerIn(1, 32), 4)
+    .addOption(maxLineBytesOption());
   addClientOptions(cmd);
 
   cmd.action(action(async (opts: LearnOptions, command: Command) => {
@@ -47,7 +49,7 @@ export function register(program: Command): void {
       const given = (['task', 'code', 'evalScore', 'output', 'runId'] as const).filter((k) => opts[k] !== undefined);
       if (given.length > 0) throw new UsageError('--batch takes each run from its line: drop --task, --code, --eval-score, --output and --run-id');
       const input = await batchInput(opts.batch === true ? '-' : opts.batch, io);
-      return withClient(opts, command, async (client) => runLines(io, numberedLines(input), {
+      return withClient(opts, command, async (client) => runLines(io, numberedLines(input, { maxBytes: opts.maxLineBytes }), {
         concurrency: opts.concurrency, view: errorViewOf(command),
       }, learnLine(opts), (request) => client.learn(request)));
     }

@@ -15,6 +15,7 @@ import { COMMANDS, commandsFor } from './registry.js';
  * Only the command being run is imported (commands/registry.ts), so start-up stays short.
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  io = { ...io, program: programName(argv) };
   try {
     const envFile = envFileArgument(argv.slice(2));
     if (envFile !== null) io = { ...io, env: loadClientEnvWithFile(readEnvFile(envFile)) };

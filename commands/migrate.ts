@@ -127,7 +127,7 @@ function renderStatus(out: Output, s: SchemaStatus): string {
   const lines = [table(['revision', 'state', 'applied at'], rows, out.color)];
   for (const u of s.unknown) lines.push(out.color.red(`${u}: applied in the database but unknown to this build`));
   lines.push(s.pending.length
-    ? `${s.pending.length} pending: run \`service migrate up\``
+    ? out.asInvoked(`${s.pending.length} pending: run \`service migrate up\``)
     : `up to date at ${s.current ?? 'no revision'}`);
   return lines.join('\n');
 }

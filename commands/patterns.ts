@@ -46,7 +46,7 @@ export function register(program: Command): void {
         if (page.patterns.length === 0) return 'no patterns';
         const rows = page.patterns.map((p) => [p.key, formatNumber(p.success_score), `${p.reuse_count}x`, p.updated_at, snippet(p.task, 50)]);
         const lines = [table(['key', 'success', 'reused', 'updated', 'task'], rows, out.color)];
-        if (page.next_cursor) lines.push('', `more: service patterns list --cursor ${page.next_cursor}`);
+        if (page.next_cursor) lines.push('', `more: ${out.program} patterns list --cursor ${page.next_cursor}`);
         return lines.join('\n');
       });
     })));

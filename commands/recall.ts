@@ -1,10 +1,12 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import type { RecallMatch, RecallRequest, RecallResponse, ServiceClient } from '../src/client/index.js';
+import type { RecallMatch, RecallRequest, RecallResponse, RetryWait, ServiceClient } from '../src/client/index.js';
 import { explainLine, tierPolicyLine } from '../src/core/recall-explain.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
-import { batchInput, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
-import { action, errorViewOf, ioOf } from './shared/context.js';
+import { RECALL_BATCH_MAX } from '../src/core/vocabulary.js';
+import { DEFAULT_MAX_BODY_SIZE } from '../src/config/http.js';
+import { batchInput, maxLineBytesOption, numberedLines, parseObjectLine, runLines, type InputLine, type LineRequest } from './shared/batch-lines.js';
+import { action, errorViewOf, ioOf, type Io } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
 import { readTextArg } from './shared/input.js';
 import { addClientOptions, finiteNumber, integerIn, wholeNumber, withClient, type ClientOptionValues } from './shared/options.js';
@@ -24,6 +26,7 @@ interface RecallOptions extends ClientOptionValues {
   recencyHalfLife?: number;
   batch?: string | true;
   concurrency: number;
+  maxLineBytes: number;
   explain?: boolean;
 }
 
@@ -47,7 +50,8 @@ export function register(program: Command): void {
     .option('--recency-weight <w>', 'favour recently learned or updated patterns, 0 (off, default) to 1', finiteNumber)
     .option('--recency-half-life <days>', 'age at which recency halves a score, in days (default 30)', finiteNumber)
     .option('--batch [file]', 'recall every line of FILE (- or no value: stdin): a task per line, or a JSON object of recall fields; NDJSON out')
-    .option('--concurrency <n>', 'lines recalled at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+    .option('--concurrency <n>', 'lines recalled at the same time with --batch, 1 to 32', integerIn(1, 32), 4)
+    .addOption(maxLineBytesOption());
   addClientOptions(cmd);
 
   cmd.action(action(async (taskArg: string | undefined, opts: RecallOptions, command: Command) => {
@@ -55,7 +59,11 @@ export function register(program: Command): void {
     if (opts.batch !== undefined) {
       if (taskArg !== undefined) throw new UsageError('--batch reads the tasks from the file (or stdin): drop the task argument');
       const input = await batchInput(opts.batch === true ? '-' : opts.batch, io);
-      return withClient(opts, command, async (client, out) => recallBatch(client, out, numberedLines(input), opts, command));
+      return withClient(
+        opts, command,
+        async (client, out) => recallBatch(client, out, numberedLines(input, { maxBytes: opts.maxLineBytes }), opts, command),
+        { beforeWait: explainBatchWait(io) },
+      );
     }
     if (taskArg === undefined) throw new UsageError("missing required argument 'task' (or use --batch FILE)");
     const task = await readTextArg(taskArg, io.stdin, 'task');
@@ -120,6 +128,11 @@ function recallLine(opts: RecallOptions) {
   };
 }
 
+/**
+ * The lines go RECALL_BATCH_MAX at a time through POST /v1/recall/batch (+), one request per
+ * group, each line answered as its own POST /v1/recall would be. A body stays under the
+ * server's default size limit; a line too big for it goes alone (and is refused alone).
+ */
 async function recallBatch(client: ServiceClient, out: Output, lines: AsyncIterable<InputLine>, opts: RecallOptions, command: Command): Promise<number> {
   const spinner = await out.startSpinner('recalling…');
   try {
@@ -127,10 +140,27 @@ async function recallBatch(client: ServiceClient, out: Output, lines: AsyncItera
       concurrency: opts.concurrency,
       view: errorViewOf(command),
       progress: { answered: (n) => spinner.update(`recalled ${n} line${n === 1 ? '' : 's'}…`) },
-    }, recallLine(opts), (request) => client.recall(request));
+    }, recallLine(opts), {
+      many: (requests) => client.recallBatch(requests),
+      size: RECALL_BATCH_MAX,
+      bytes: DEFAULT_MAX_BODY_SIZE - 1024,
+    });
   } finally {
     spinner.stop();
   }
+}
+
+/** Once per run, before the first wait the server's rate limit imposes: why the batch slows down. */
+function explainBatchWait(io: Io): (wait: RetryWait) => void {
+  let told = false;
+  return (wait) => {
+    if (told || wait.status !== 429) return;
+    told = true;
+    io.stderr.write(
+      `note: the server's rate limit slows this batch: each request of up to ${RECALL_BATCH_MAX} lines counts as one expensive request ` +
+        '(SERVICE_RATE_LIMIT_EXPENSIVE a minute on the server, 10 by default); the rest waits for its window\n',
+    );
+  };
 }
 
 const TIER_COLOURS: Record<RecallMatch['reuse_tier'], (c: ChalkInstance) => ChalkInstance> = {

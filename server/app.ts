@@ -28,9 +28,11 @@ import { memoryRoutes } from './routes/memory.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { importExportRoutes } from './routes/import-export.js';
+import { recallBatchRoute } from './routes/recall-batch.js';
 import { readVersionInfo } from './version.js';
 import { routableUrl } from './reference-paths.js';
 import { decodeUtf8Body } from './utf8-body.js';
+import { TASK_MAX_CHARS } from '../src/contracts/memory.js';
 
 export interface BuildServerOptions {
   /** Replaces the authenticator of the configured mode (DB keys and OIDC plug in here). */
@@ -38,6 +40,14 @@ export interface BuildServerOptions {
   /** Tests: check every JSON answer against its documented contract (see response-check.ts). */
   checkResponses?: boolean;
 }
+
+/**
+ * The request line and headers may hold a GET /v1/recall whose task is as long as its
+ * documented limit allows, whatever its characters: percent-encoded, one UTF-16 unit of the
+ * task takes up to 9 bytes of URL (a 3-byte character; a 4-byte one is two units in 12 bytes).
+ * Node's own 16 KiB stays the room for everything else (other fields, auth, proxies' headers).
+ */
+const MAX_HEADER_BYTES = TASK_MAX_CHARS * 9 + 16 * 1024;
 
 /**
  * The HTTP server around a composed App. Never listens: `service serve` does, tests inject.
@@ -70,6 +80,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
     requestTimeout: config.http.server.timeouts.requestMs,
     keepAliveTimeout: config.http.server.timeouts.keepAliveMs,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
   });
   // Node requires headersTimeout ≤ requestTimeout.
   server.server.headersTimeout = Math.min(config.http.server.timeouts.headersMs, config.http.server.timeouts.requestMs);
@@ -94,6 +105,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   healthRoutes(server, deps, { version, startedAt: app.startedAt });
   openApiRoutes(server, { version: version.app_version });
   memoryRoutes(server, deps);
+  recallBatchRoute(server, deps);
   importExportRoutes(server, deps);
   metricsRoutes(server, deps, app.metrics);
   llmRoutes(server, deps);

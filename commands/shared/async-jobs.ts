@@ -30,7 +30,7 @@ export interface AsyncRequest<O extends AsyncOperation> {
 
 /** Prints an accepted job: its id (human) or the 202 body (JSON). */
 export function printAccepted(out: Output, accepted: { job_id: string; status: string }): void {
-  out.result(accepted, () => `job ${accepted.job_id} ${accepted.status}: follow it with \`service jobs wait ${accepted.job_id}\``);
+  out.result(accepted, () => out.asInvoked(`job ${accepted.job_id} ${accepted.status}: follow it with \`service jobs wait ${accepted.job_id}\``));
 }
 
 /** Submits as a job and waits for its result, with a spinner showing the job's state on a TTY. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from './context.js';
 import { UsageError } from './exit-codes.js';
+import { forTerminal } from './terminal-text.js';
 
 /**
  * Irreversible commands (`aging`, `governance retention apply`, `migrate down`, `keys revoke`,
@@ -48,7 +49,7 @@ export async function confirmDestructive(io: Io, opts: YesOptionValues, confirma
   const { confirm } = await import('@inquirer/prompts');
   let yes: boolean;
   try {
-    yes = await confirm({ message: confirmation.question, default: false }, {
+    yes = await confirm({ message: forTerminal(confirmation.question), default: false }, {
       input: io.stdin as unknown as NodeJS.ReadableStream,
       output: io.stderr as unknown as NodeJS.WritableStream,
     });

@@ -23,6 +23,11 @@ export interface Io {
   stderr: OutStream;
   stdin: InStream;
   env: ClientEnv;
+  /**
+   * The name the program was called by (`service` or `agent-memory`), set by main(); every
+   * command line the CLI suggests uses it (package-info.ts asInvoked()).
+   */
+  program?: string;
 }
 
 export function processIo(): Io {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ServiceClient } from '../../src/client/index.js';
+import { ServiceClient, type RetryWait } from '../../src/client/index.js';
 import { ioOf } from './context.js';
 import { createOutput, type Output } from './output.js';
 import { cliVersion } from './package-info.js';
@@ -44,11 +44,15 @@ export function formatOption(): Option {
   return new Option('--format <format>', 'table or json, whether or not stdout is a terminal').choices(['table', 'json']);
 }
 
-/** Runs `work` with a client and the output helper, closing the client's connections after. */
+/**
+ * Runs `work` with a client and the output helper, closing the client's connections after.
+ * `beforeWait` is told before each wait the server asks for (a command may explain it once).
+ */
 export async function withClient<T>(
   opts: ClientOptionValues,
   cmd: Command,
   work: (client: ServiceClient, out: Output) => Promise<T>,
+  hooks: { beforeWait?: (wait: RetryWait) => void } = {},
 ): Promise<T> {
   const io = ioOf(cmd);
   const out = createOutput(io, { json: opts.json, format: opts.format });
@@ -62,10 +66,13 @@ export async function withClient<T>(
     responseCheck: 'shape',
     retry: {
       maxWaitMs: Math.round(opts.retryWait * 1000),
-      wait: (w) => out.pause(
-        `${w.status === 429 ? 'rate limited' : 'service unavailable'} (HTTP ${w.status}): waiting ${formatSeconds(w.seconds)} before retry ${w.attempt} of ${w.method} ${w.path}`,
-        w.seconds * 1000,
-      ),
+      wait: (w) => {
+        hooks.beforeWait?.(w);
+        return out.pause(
+          `${w.status === 429 ? 'rate limited' : 'service unavailable'} (HTTP ${w.status}): waiting ${formatSeconds(w.seconds)} before retry ${w.attempt} of ${w.method} ${w.path}`,
+          w.seconds * 1000,
+        );
+      },
     },
   });
   try {

@@ -1,23 +1,31 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type { Io, OutStream } from './context.js';
 import { outputNumberReplacer } from '../../src/core/output-numbers.js';
+import { asInvoked } from './package-info.js';
+import { displayWidth, escapeControls, forTerminal, terminalColor } from './terminal-text.js';
 
 
 /**
  * How a command talks back. Results go to stdout: a human rendering on a terminal, JSON with
  * --json or whenever stdout is piped (so `service recall x | jq` just works). Notes, spinners,
  * progress and errors go to stderr and never pollute the JSON. Colour only on a TTY and never
- * with NO_COLOR; spinners only when stderr is a TTY.
+ * with NO_COLOR; spinners only when stderr is a TTY. Everything written for a person passes
+ * forTerminal() here, so no text from the service can drive the terminal (terminal-text.ts);
+ * JSON is written exactly as received.
  */
 export interface Output {
   /** True when results are printed as JSON. */
   readonly json: boolean;
+  /** The name the program was called by (`service` or `agent-memory`), for suggested command lines. */
+  readonly program: string;
+  /** `text` naming commands (`service jobs wait …` in backticks) as the program was called. */
+  asInvoked(text: string): string;
   /** Colours for stdout text (no-ops off a TTY or with NO_COLOR). */
   readonly color: ChalkInstance;
   /** Prints a command's result: JSON, or the human rendering. */
   result(data: unknown, human: () => string): void;
-  /** A line on stdout. */
+  /** A line on stdout (for a person: controls escaped). */
   line(text?: string): void;
   /** A side note on stderr (human mode only, so JSON consumers see nothing extra). */
   note(text: string): void;
@@ -38,9 +46,8 @@ export interface Output {
   progressDone(): void;
 }
 
-function colorFor(io: Io, stream: OutStream): ChalkInstance {
-  const enabled = stream.isTTY === true && !io.env.noColor;
-  return new Chalk({ level: enabled ? 1 : 0 });
+export function colorFor(io: Io, stream: OutStream): ChalkInstance {
+  return terminalColor(stream.isTTY === true && !io.env.noColor);
 }
 
 export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 'json' } = {}): Output {
@@ -57,20 +64,22 @@ export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 
   const newSpinner = async (text: string) => {
     // Loaded only when a spinner is drawn: piped runs (scripts, loops) never pay for it.
     const { default: ora } = await import('ora');
-    return ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
+    return ora({ text: forTerminal(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false, color: io.env.noColor ? false : 'cyan' }).start();
   };
 
   return {
     json,
+    program: io.program ?? 'service',
+    asInvoked: (text) => asInvoked(text, io.program),
     color,
     result(data, human) {
-      io.stdout.write(json ? `${JSON.stringify(data, outputNumberReplacer, 2)}\n` : `${human()}\n`);
+      io.stdout.write(json ? `${JSON.stringify(data, outputNumberReplacer, 2)}\n` : `${forTerminal(human())}\n`);
     },
     line(text = '') {
-      io.stdout.write(`${text}\n`);
+      io.stdout.write(`${forTerminal(text)}\n`);
     },
     note(text) {
-      if (!json) io.stderr.write(`${text}\n`);
+      if (!json) io.stderr.write(`${forTerminal(text)}\n`);
     },
     async withSpinner(text, work) {
       if (!spinnerOk || active) return work();
@@ -88,14 +97,15 @@ export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 
       const spinner = await newSpinner(text);
       active = spinner;
       return {
-        update: (next) => { spinner.text = next; },
+        update: (next) => { spinner.text = forTerminal(next); },
         stop: () => {
           spinner.stop();
           active = null;
         },
       };
     },
-    async pause(reason, ms) {
+    async pause(why, ms) {
+      const reason = forTerminal(why);
       const spinner = active;
       if (spinner) {
         const before = spinner.text;
@@ -109,7 +119,7 @@ export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 
     },
     progress(text) {
       if (!stderrTTY) return;
-      io.stderr.write(`\r\x1b[2K${text}`);
+      io.stderr.write(`\r\x1b[2K${forTerminal(text)}`);
       progressShown = true;
     },
     progressDone() {
@@ -121,25 +131,21 @@ export function createOutput(io: Io, opts: { json?: boolean; format?: 'table' | 
 
 export { printError, type ErrorView } from './print-error.js';
 
-// Matches ANSI colour sequences so column widths count visible characters only.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-
-function visibleLength(s: string): number {
-  return s.replace(ANSI, '').length;
-}
-
-/** A plain left-aligned table; cells may carry colour. */
+/**
+ * A plain left-aligned table; cells may carry colour (from Output.color). Columns are as wide
+ * as their cells will show once written (escaped controls included, colour codes not).
+ */
 export function table(headers: string[], rows: string[][], color?: ChalkInstance): string {
-  const widths = headers.map((h, i) => Math.max(visibleLength(h), ...rows.map((r) => visibleLength(r[i] ?? ''))));
+  const widths = headers.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))));
   const render = (cells: string[]) =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c)))).join('  ').trimEnd();
+    cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - displayWidth(c)))).join('  ').trimEnd();
   const head = render(headers);
   return [color ? color.bold(head) : head, ...rows.map(render)].join('\n');
 }
 
 /** First line of `text`, whitespace collapsed, cut to `max` characters with an ellipsis. */
 export function snippet(text: string, max = 60): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  // Escaped first, so the cut counts what the terminal will show.
+  const oneLine = escapeControls(text).replace(/\s+/g, ' ').trim();
   return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
 }

@@ -41,3 +41,13 @@ export function programName(argv: readonly string[]): ProgramName {
   const invoked = basename(argv[1] ?? '').replace(/\.m?js$/, '');
   return invoked === 'agent-memory' ? 'agent-memory' : 'service';
 }
+
+/**
+ * `text` with each command it names in backticks (`service migrate up`) named as the program
+ * was called. The server's messages and the CLI's hints say `service …`, the specification's
+ * name; run as `agent-memory`, that line would start Debian's /usr/sbin/service instead.
+ */
+export function asInvoked(text: string, program: string | undefined): string {
+  return program === undefined || program === 'service' ? text : text.replace(/`service(?=[ `])/g, `\`${program}`);
+}
+

@@ -1,7 +1,8 @@
-import { Chalk } from 'chalk';
 import { ApiError, TransportError } from '../../src/client/index.js';
 import type { Io } from './context.js';
 import { exitCodeFor } from './exit-codes.js';
+import { asInvoked } from './package-info.js';
+import { forTerminal, terminalColor } from './terminal-text.js';
 
 /** How an error is shown: JSON (with --json / --format json) and the flags of the command. */
 export interface ErrorView {
@@ -27,7 +28,8 @@ interface FieldProblem {
 /**
  * Hints name the CLI command to run, never an HTTP route (the server's messages are written
  * for HTTP clients). Matched on the status and the server's detail; the first match wins, so
- * specific entries come before the general one of their status.
+ * specific entries come before the general one of their status. They say `service …`, and
+ * are shown under the name the program was called by (asInvoked), like the server's messages.
  */
 const HINTS: { status: number; detail?: RegExp; hint: string | ((view: ErrorView) => string | undefined) }[] = [
   { status: 401, detail: /bootstrap token/, hint: "the token must equal the server's SERVICE_BOOTSTRAP_TOKEN (pass it with --token, or type it at the prompt)" },
@@ -60,7 +62,7 @@ function nameOf(path: string, flags: ReadonlySet<string> | undefined): string {
   return flags?.has(flag) ? flag : path || 'body';
 }
 
-function describe(err: unknown, view: ErrorView) {
+function describe(err: unknown, view: ErrorView, program: string | undefined) {
   let message = err instanceof Error ? err.message : String(err);
   let fields: FieldProblem[] = [];
   let hint: string | undefined;
@@ -84,7 +86,7 @@ function describe(err: unknown, view: ErrorView) {
   } else if (err instanceof TransportError && err.code === 'ECONNREFUSED') {
     hint = 'is `service serve` running there? set --url or SERVICE_URL';
   }
-  return { message, fields, hint, status, requestId };
+  return { message: asInvoked(message, program), fields, hint: hint === undefined ? undefined : asInvoked(hint, program), status, requestId };
 }
 
 /**
@@ -94,24 +96,25 @@ function describe(err: unknown, view: ErrorView) {
  */
 export function printError(io: Io, err: unknown, view: ErrorView = {}): void {
   if (view.json) {
-    io.stderr.write(`${JSON.stringify({ error: errorObject(err, view) })}\n`);
+    io.stderr.write(`${JSON.stringify({ error: errorObject(err, view, io.program) })}\n`);
     return;
   }
-  const d = describe(err, view);
+  const d = describe(err, view, io.program);
   if (view.subject !== undefined) d.message = `${view.subject}: ${d.message}`;
-  const red = new Chalk({ level: io.stderr.isTTY === true && !io.env.noColor ? 1 : 0 }).red;
+  const red = terminalColor(io.stderr.isTTY === true && !io.env.noColor).red;
   const lines = [`${red('error:')} ${d.message}`, ...d.fields.map((f) => `  ${f.name}: ${f.message}`)];
   if (d.hint) lines.push(`  hint: ${d.hint}`);
   if (d.requestId) lines.push(`  request id: ${d.requestId}`);
-  io.stderr.write(`${lines.join('\n')}\n`);
+  // The message and fields are often the server's text: escaped for the terminal.
+  io.stderr.write(`${forTerminal(lines.join('\n'))}\n`);
 }
 
 /**
  * The JSON form of an error: `{message, exit_code, status?, fields?, hint?, request_id?}`, as
  * printed with --json and as written inline for a failed line of a --batch run.
  */
-export function errorObject(err: unknown, view: ErrorView = {}): Record<string, unknown> {
-  const d = describe(err, view);
+export function errorObject(err: unknown, view: ErrorView = {}, program?: string): Record<string, unknown> {
+  const d = describe(err, view, program);
   const error: Record<string, unknown> = { message: view.subject === undefined ? d.message : `${view.subject}: ${d.message}`, exit_code: exitCodeFor(err) };
   if (d.status !== undefined) error.status = d.status;
   if (d.fields.length > 0) error.fields = d.fields;

@@ -3,8 +3,10 @@ import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../con
 import type { PatternListQuery, PatternListResponse } from '../contracts/patterns.js';
 import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
-  MetricsResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
+  MetricsResponse, RecallBatchResponse, RecallRequest, RecallResponse, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
+import { apiErrorFor } from './api-errors.js';
+import { describeErrorBody, type ApiError } from './errors.js';
 import { AnalyticsClient } from './analytics.js';
 import { BillingClient } from './billing.js';
 import { GovernanceClient } from './governance.js';
@@ -155,6 +157,19 @@ export class ServiceClient {
 
   recall(body: RecallRequest): Promise<RecallResponse> {
     return this.request('POST', '/v1/recall', { body, schema: async () => (await memory()).RecallResponse, shape: RECALL_SHAPE });
+  }
+
+  /**
+   * (+) Many recalls in one request (POST /v1/recall/batch, at most 100): each answer in its
+   * place, or the ApiError POST /v1/recall would have thrown for that request.
+   */
+  async recallBatch(requests: RecallRequest[]): Promise<(RecallResponse | ApiError)[]> {
+    const res = await this.request('POST', '/v1/recall/batch', {
+      body: { requests }, schema: async () => (await memory()).RecallBatchResponse, shape: ['results'],
+    }) as RecallBatchResponse;
+    return res.results.map((item) => ('result' in item
+      ? item.result
+      : apiErrorFor(item.error.status, describeErrorBody(item.error.status, item.error.body), item.error.body, null, null)));
   }
 
   /** Read-only recall through the query string (no reuse side effects). */

@@ -19,6 +19,9 @@ export interface HttpSettings {
   console: { enabled: boolean };
 }
 
+/** SERVICE_MAX_BODY_SIZE's default: the largest request body the server reads, in bytes. */
+export const DEFAULT_MAX_BODY_SIZE = 1_048_576;
+
 export function httpSettings(env: Env): HttpSettings {
   return {
     server: {
@@ -41,7 +44,7 @@ export function httpSettings(env: Env): HttpSettings {
     // No proxy is trusted unless the operator names it (issue 18, 9): trusting private ranges
     // let any peer on the network rotate X-Forwarded-For past the per-IP limit.
     trustedProxies: list(env, 'SERVICE_TRUSTED_PROXIES'),
-    maxBodySize: num(env, 'SERVICE_MAX_BODY_SIZE', 1_048_576, { min: 1024, int: true }),
+    maxBodySize: num(env, 'SERVICE_MAX_BODY_SIZE', DEFAULT_MAX_BODY_SIZE, { min: 1024, int: true }),
     maintenance: bool(env, 'SERVICE_MAINTENANCE', false),
     mcp: { enabled: bool(env, 'SERVICE_MCP', false) },
     console: { enabled: bool(env, 'SERVICE_CONSOLE', true) },

@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
+import { ErrorBody } from './errors.js';
+import { RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
+/** A task's length limit (the specification's 10,000 characters, counted in UTF-16 units). */
+export const TASK_MAX_CHARS = 10_000;
+
 export const LearnRequest = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   code: nonBlank(500_000),
   eval_score: z.number().min(0).max(10),
   output: text(500_000).optional(),
@@ -35,7 +40,7 @@ export const LearnResponse = z.object({
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
 const recallFields = {
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   limit: z.number().int().min(1).max(50).default(5),
   offset: z.number().int().min(0).max(10_000).default(0),
   deduplicate: z.boolean().default(true),
@@ -65,7 +70,7 @@ export type RecallInput = Omit<z.output<typeof RecallRequest>, 'readonly'>;
 
 /** GET /v1/recall: same fields from the query string, always read-only. */
 export const RecallQueryString = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(TASK_MAX_CHARS),
   limit: queryInt(1, 50).default(5),
   offset: queryInt(0, 10_000).default(0),
   deduplicate: queryBool.default(true),
@@ -132,6 +137,25 @@ export const RecallResponse = z.object({
   tier_policy: TierPolicy.optional(),
 });
 export type RecallResponse = z.infer<typeof RecallResponse>;
+
+/**
+ * (+) POST /v1/recall/batch: many recalls in one request (what `recall --batch` sends). Each
+ * item is a whole POST /v1/recall body, checked on its own, so one bad item is answered as an
+ * error in its place and the others still run.
+ */
+export const RecallBatchRequest = z.object({
+  requests: z.array(z.unknown()).min(1).max(RECALL_BATCH_MAX, `at most ${RECALL_BATCH_MAX} recalls per batch`),
+}).strict();
+export type RecallBatchRequest = { requests: RecallRequest[] };
+
+/** (+) One item's refusal: the status and error body POST /v1/recall would have answered. */
+export const RecallBatchError = z.object({ status: z.number().int(), body: ErrorBody });
+
+/** (+) The answers in request order: each the POST /v1/recall answer, or its error. */
+export const RecallBatchResponse = z.object({
+  results: z.array(z.union([z.object({ result: RecallResponse }).strict(), z.object({ error: RecallBatchError }).strict()])),
+});
+export type RecallBatchResponse = z.infer<typeof RecallBatchResponse>;
 
 export const MetricsResponse = z.object({
   runs: z.number().int(),

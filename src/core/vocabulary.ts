@@ -18,3 +18,6 @@ export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cance
 /** Bounds of a retention setting, in days (about a hundred years at most). */
 export const MIN_RETENTION_DAYS = 1;
 export const MAX_RETENTION_DAYS = 36_500;
+
+/** (+) Most recalls in one POST /v1/recall/batch: 1,000 tasks are 10 requests. */
+export const RECALL_BATCH_MAX = 100;

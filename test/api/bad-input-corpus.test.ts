@@ -62,6 +62,7 @@ const TEXT_FIELDS: FieldCase[] = [
     stored: (res, n) => ((res.json() as { imported: number }).imported === 1 ? { key: importKey(n), field } : null),
   })),
   { route: 'POST /v1/recall', field: 'task', request: (v) => ({ method: 'POST', url: '/v1/recall', body: { task: v } }) },
+  { route: 'POST /v1/recall/batch', field: 'task', request: (v) => ({ method: 'POST', url: '/v1/recall/batch', body: { requests: [{ task: v }] } }) },
   { route: 'GET /v1/recall', field: 'task', request: (v) => ({ method: 'GET', url: `/v1/recall?task=${encodeAll(String(v))}` }) },
   { route: 'POST /v1/skills/register', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/register', body: { pattern_key: 'patterns/corpus0', skills: [v] } }) },
   { route: 'POST /v1/skills/search', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/search', body: { skills: [v] } }) },

@@ -97,6 +97,12 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
       expect(res.status).toBe(200);
       noAKeysIn(res.body);
     },
+    'POST /v1/recall/batch': async () => {
+      const res = await json('POST', '/v1/recall/batch', { requests: [{ task: TASK_A2 }, { task: TASK_A, limit: 50, readonly: true }] });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toHaveLength(2);
+      noAKeysIn(res.body);
+    },
     'GET /v1/recall': async () => {
       const res = await json('GET', `/v1/recall?task=${encodeURIComponent(TASK_A)}&limit=50`);
       expect(res.status).toBe(200);

@@ -52,12 +52,13 @@ describe('rate limits from the command line', () => {
   });
 
   it('recall --batch waits out the limits like every command: all lines answered, one stderr line per wait', async () => {
-    const tasks = Array.from({ length: 8 }, (_, i) => `batch task number ${i}`).join('\n');
+    // 500 lines are 5 batch requests (100 lines each), against 2 expensive requests per window.
+    const tasks = Array.from({ length: 500 }, (_, i) => `batch task number ${i}`).join('\n');
     const res = await runCli(['recall', '--batch', '-', '--concurrency', '2', '--url', ctx.server.url], { input: tasks });
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; result?: unknown });
-    expect(lines.map((l) => l.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(lines.map((l) => l.line)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
     expect(lines.every((l) => l.result !== undefined)).toBe(true);
-    expect(res.stderr).toMatch(/^rate limited \(HTTP 429\): waiting \d+\.\d s before retry \d+ of POST \/v1\/recall$/m);
+    expect(res.stderr).toMatch(/^rate limited \(HTTP 429\): waiting \d+\.\d s before retry \d+ of POST \/v1\/recall\/batch$/m);
   });
 });

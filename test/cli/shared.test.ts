@@ -68,9 +68,16 @@ describe('output modes', () => {
   });
 
   it('colours only on a TTY and never with NO_COLOR', () => {
-    expect(hasColour(createOutput(fakeIo({ stdoutTTY: true }).io).color.green('x'))).toBe(true);
-    expect(createOutput(fakeIo({ stdoutTTY: true, env: { noColor: true } }).io).color.green('x')).toBe('x');
-    expect(createOutput(fakeIo({ stdoutTTY: false }).io).color.green('x')).toBe('x');
+    // Colours reach the terminal when written (until then they are marked: terminal-text.ts).
+    const written = (opts: Parameters<typeof fakeIo>[0]) => {
+      const { io, stdout } = fakeIo(opts);
+      const out = createOutput(io, { format: 'table' });
+      out.line(out.color.green('x'));
+      return stdout.text;
+    };
+    expect(hasColour(written({ stdoutTTY: true }))).toBe(true);
+    expect(written({ stdoutTTY: true, env: { noColor: true } })).toBe('x\n');
+    expect(written({ stdoutTTY: false })).toBe('x\n');
   });
 
   it('keeps notes and progress off stdout, and progress off a non-TTY stderr', () => {
@@ -84,9 +91,11 @@ describe('output modes', () => {
   });
 
   it('aligns table columns by visible width, ignoring colour codes', () => {
-    const c = createOutput(fakeIo({ stdoutTTY: true }).io).color;
-    const text = table(['rank', 'tier', 'task'], [['1', c.green('duplicate'), 'a'], ['10', 'adapt', 'b']]);
-    expect(stripAnsi(text).split('\n')).toEqual([
+    const { io, stdout } = fakeIo({ stdoutTTY: true });
+    const out = createOutput(io);
+    out.line(table(['rank', 'tier', 'task'], [['1', out.color.green('duplicate'), 'a'], ['10', 'adapt', 'b']]));
+    expect(hasColour(stdout.text)).toBe(true);
+    expect(stripAnsi(stdout.text).trimEnd().split('\n')).toEqual([
       'rank  tier       task',
       '1     duplicate  a',
       '10    adapt      b',
