@@ -32,7 +32,7 @@ export function recallBatchRoute(app: FastifyInstance, deps: ServiceDeps): void 
           const { readonly, ...input } = parseWith(RecallRequest, item);
           results.push({ result: (await recall(deps, scope, input, { readonly })).result });
         } catch (err) {
-          const mapped = err instanceof DomainError ? mapError(err, deps.config.maxBodySize) : null;
+          const mapped = err instanceof DomainError ? mapError(err, deps.config.http.maxBodySize) : null;
           if (mapped === null || mapped.status >= 500) throw err;
           results.push({ error: { status: mapped.status, body: mapped.body as ErrorBody } });
         }
