@@ -57,6 +57,11 @@ export function hasPermission(role: Role, permission: Permission): boolean {
   return roleAtLeast(role, PERMISSIONS[permission]);
 }
 
+/** Every permission the role holds, sorted (GET /v1/access). */
+export function permissionsOf(role: Role): Permission[] {
+  return (Object.keys(PERMISSIONS) as Permission[]).filter((p) => hasPermission(role, p)).sort();
+}
+
 /** A key may create keys up to its own role; only owners create owners. */
 export function canGrantRole(creator: Role, requested: Role): boolean {
   return roleAtLeast(creator, requested);

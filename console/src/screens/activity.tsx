@@ -1,3 +1,4 @@
+import { allows, type Abilities } from '../abilities.js';
 import { api, ApiError, get } from '../api.js';
 import { BarChart, LineChart, bucketize } from '../charts.js';
 import { ROLLUP_WINDOWS, type EventsResponse, type MetricsResponse, type RollupResponse } from '../types.js';
@@ -11,7 +12,7 @@ function label(ms: number): string {
   return new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
 }
 
-export function ActivityScreen() {
+export function ActivityScreen({ can }: { can: Abilities }) {
   const metrics = useLoad(() => get<MetricsResponse>('/v1/metrics'), []);
   const events = useLoad(() => get<EventsResponse>('/v1/analytics/events', { limit: 1000 }), []);
   const list = events.data?.events ?? [];
@@ -60,14 +61,14 @@ export function ActivityScreen() {
       </Section>
       <Section title="ROI rollups" id="rollups-title">
         <div class="rollups">
-          {ROLLUP_WINDOWS.map((w) => <Rollup key={w} window={w} />)}
+          {ROLLUP_WINDOWS.map((w) => <Rollup key={w} window={w} canCompute={allows(can, 'analytics:rollup')} />)}
         </div>
       </Section>
     </>
   );
 }
 
-function Rollup({ window }: { window: (typeof ROLLUP_WINDOWS)[number] }) {
+function Rollup({ window, canCompute }: { window: (typeof ROLLUP_WINDOWS)[number]; canCompute: boolean }) {
   const stored = useLoad(
     () => get<RollupResponse>(`/v1/analytics/rollup/${window}`).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 404) return null;
@@ -92,7 +93,9 @@ function Rollup({ window }: { window: (typeof ROLLUP_WINDOWS)[number] }) {
           <dt>Computed</dt><dd>{fmtDate(rollup.computed_at)}</dd>
         </dl>
       ) : stored.loading ? <Loading what="rollup" /> : <p class="muted">Not computed yet.</p>}
-      <button type="button" disabled={compute.busy} onClick={() => void compute.run()}>Compute {window} rollup now</button>
+      {canCompute
+        ? <button type="button" disabled={compute.busy} onClick={() => void compute.run()}>Compute {window} rollup now</button>
+        : <p class="muted">Computing a rollup needs an editor key.</p>}
       <ErrorBox error={compute.error} />
     </article>
   );
