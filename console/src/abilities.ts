@@ -22,7 +22,9 @@ export interface Abilities {
 /** Whether the key holds a permission of the server's table (e.g. `skills:register`). */
 export const allows = (can: Abilities, permission: string): boolean => can.permissions.has(permission);
 
-async function probeKeys(): Promise<Pick<Abilities, 'admin' | 'keys' | 'keysNote'>> {
+/** Whether keys can be managed here: only asked of a key that may list them (no refused request on load). */
+async function probeKeys(mayList: boolean): Promise<Pick<Abilities, 'admin' | 'keys' | 'keysNote'>> {
+  if (!mayList) return { admin: false, keys: false, keysNote: null };
   try {
     await get('/v1/keys');
     return { admin: true, keys: true, keysNote: null };
@@ -34,6 +36,7 @@ async function probeKeys(): Promise<Pick<Abilities, 'admin' | 'keys' | 'keysNote
 }
 
 export async function probeAbilities(): Promise<Abilities> {
-  const [keys, access] = await Promise.all([probeKeys(), get<AccessResponse>('/v1/access')]);
-  return { ...keys, permissions: new Set(access.permissions), classifications: access.classifications };
+  const access = await get<AccessResponse>('/v1/access');
+  const permissions = new Set(access.permissions);
+  return { ...(await probeKeys(permissions.has('keys:list'))), permissions, classifications: access.classifications };
 }
