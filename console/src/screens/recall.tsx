@@ -20,6 +20,9 @@ function paramsOf(route: Route): Params {
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** A value as one shell word: bare when it holds only characters no shell treats specially, else quoted. */
+const shellWord = (text: string) => (/^[A-Za-z0-9._-]+$/.test(text) ? text : shellQuote(text));
+
 const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 const inRange = (value: string, min: number, max: number) => DECIMAL.test(value) && Number(value) >= min && Number(value) <= max;
 /** What each option of the link must look like before a copy line shows it (the API's bounds). */
@@ -61,10 +64,10 @@ export function curlLine(params: Params): string {
 export function cliLine(params: Params): string {
   // `service recall` is read-only unless --count-reuse, like the page's query.
   const parts = ['service recall --explain'];
-  if (params.limit) parts.push(`--limit ${shellQuote(params.limit)}`);
-  if (params.classification) parts.push(`--classification ${shellQuote(params.classification)}`);
-  if (params.min_score) parts.push(`--min-score ${shellQuote(params.min_score)}`);
-  if (params.recency_weight) parts.push(`--recency-weight ${shellQuote(params.recency_weight)}`);
+  if (params.limit) parts.push(`--limit ${shellWord(params.limit)}`);
+  if (params.classification) parts.push(`--classification ${shellWord(params.classification)}`);
+  if (params.min_score) parts.push(`--min-score ${shellWord(params.min_score)}`);
+  if (params.recency_weight) parts.push(`--recency-weight ${shellWord(params.recency_weight)}`);
   if (params.deduplicate === 'false') parts.push('--no-dedupe');
   if (params.eval_weighted === 'false') parts.push('--no-eval-weighted');
   const project = session.project();
