@@ -1,6 +1,6 @@
-// Builds the web console (console/) into dist/console: one hashed script and one hashed style
-// sheet, minified, plus index.html naming them. Everything is served by the service itself
-// (no CDN, no network at run time). Fails when the script is over its gzip budget.
+// Builds the web console (console/) into dist/console: one hashed script, one hashed style
+// sheet (minified) and the hashed tab icon, plus index.html naming them. Everything is served
+// by the service itself (no CDN, no network at run time). Fails when the script is over its gzip budget.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,13 +37,18 @@ export async function buildConsole(root, { out = join(root, 'dist', 'console'), 
     throw new Error(`console script is ${gzipped} bytes gzipped, over the ${budget}-byte budget`);
   }
   const styles = readFileSync(join(source, 'styles.css'));
+  // The tab icon, served like the other assets (without one the browser asks for /favicon.ico: a 404).
+  const icon = readFileSync(join(source, 'favicon.svg'));
   const scriptName = `app-${hashOf(script)}.js`;
   const stylesName = `app-${hashOf(styles)}.css`;
+  const iconName = `favicon-${hashOf(icon)}.svg`;
   writeFileSync(join(out, 'assets', scriptName), script);
   writeFileSync(join(out, 'assets', stylesName), styles);
-  const html = readFileSync(join(source, 'index.html'), 'utf8').replace('%SCRIPT%', scriptName).replace('%STYLES%', stylesName);
+  writeFileSync(join(out, 'assets', iconName), icon);
+  const html = readFileSync(join(source, 'index.html'), 'utf8')
+    .replace('%SCRIPT%', scriptName).replace('%STYLES%', stylesName).replace('%FAVICON%', iconName);
   writeFileSync(join(out, 'index.html'), html);
-  const report = { script: scriptName, script_bytes: script.length, script_gzip_bytes: gzipped, budget_gzip_bytes: budget };
+  const report = { script: scriptName, icon: iconName, script_bytes: script.length, script_gzip_bytes: gzipped, budget_gzip_bytes: budget };
   writeFileSync(join(out, 'build.json'), JSON.stringify(report) + '\n');
   return report;
 }

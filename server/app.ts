@@ -22,6 +22,7 @@ import { governanceRoutes } from './routes/governance.js';
 import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { accessRoutes } from './routes/access.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { memoryRoutes } from './routes/memory.js';
@@ -115,6 +116,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   governanceDataRoutes(server, deps);
   billingRoutes(server, deps.billing);
   keyRoutes(server, deps, authenticator.mode);
+  accessRoutes(server);
   consoleRoutes(server, { enabled: config.http.console.enabled });
   if (config.http.mcp.enabled) {
     // Loaded only when enabled: the MCP SDK stays out of every other server.

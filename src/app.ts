@@ -24,6 +24,7 @@ import { noopTracer, type Tracer } from './ports/tracing.js';
 import { copyStorage, type CopyReport } from './services/copy-data.js';
 import type { ServiceDeps } from './services/deps.js';
 import { JobRunner } from './services/job-runner.js';
+import { lookupsRecorded } from './services/lookup-events.js';
 import { Billing } from './services/billing.js';
 
 const DUNNING_SWEEP_MS = 3_600_000;
@@ -148,6 +149,8 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
         if (dunningSweep) clearInterval(dunningSweep);
         // Jobs first: they still use the embedder and storage while they finish.
         await jobRunner.stop();
+        // Lookup events still being appended are written before storage closes.
+        await lookupsRecorded(deps);
         await embedder.close?.().catch((err: unknown) => logger.warn({ err }, 'embedder close failed'));
         await keyStore?.close().catch((err: unknown) => logger.warn({ err }, 'key store close failed'));
         try {

@@ -74,7 +74,7 @@ function Screen({ route, can }: { route: Route; can: Abilities }) {
   const deleted = route.query.get('deleted');
   switch (first) {
     case 'patterns':
-      return <>{deleted && <p class="notice" role="status">Deleted <code>{deleted}</code>.</p>}<h1>Patterns</h1><PatternsScreen route={route} /></>;
+      return <>{deleted && <p class="notice" role="status">Deleted <code>{deleted}</code>.</p>}<h1>Patterns</h1><PatternsScreen route={route} can={can} /></>;
     case 'pattern':
       return <><h1>Pattern</h1><PatternScreen patternKey={second ?? ''} can={can} /></>;
     case 'recall':
@@ -82,7 +82,7 @@ function Screen({ route, can }: { route: Route; can: Abilities }) {
     case 'evaluations':
       return <><h1>Evaluations</h1><EvaluationsScreen /></>;
     case 'activity':
-      return <><h1>Activity and value</h1><ActivityScreen /></>;
+      return <><h1>Activity and value</h1><ActivityScreen can={can} /></>;
     case 'operations':
       return <><h1>Operations</h1><OperationsScreen can={can} /></>;
     default:

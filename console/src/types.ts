@@ -14,7 +14,7 @@ export type { RetentionPolicyResponse, RetentionApplyResponse } from '../../src/
 export type { RollupResponse, EventsResponse } from '../../src/contracts/analytics.js';
 export type { JobRecord, JobListResponse } from '../../src/contracts/jobs.js';
 export type { AnalyzeFailuresResponse, FeedbackResponse, EvaluateResponse } from '../../src/contracts/llm.js';
-export type { KeyInfo, KeyListResponse, IssuedKey } from '../../src/contracts/keys.js';
+export type { KeyInfo, KeyListResponse, IssuedKey, AccessResponse } from '../../src/contracts/keys.js';
 export type { BillingStatusResponse } from '../../src/contracts/billing.js';
 export type { HealthResponse, DeepHealthResponse } from '../../src/contracts/health.js';
 

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -13,6 +12,7 @@ import { authorizeDeletion, deleteTarget, warnAboutOwnKey } from '../../src/serv
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
+import { sendNdjsonExport } from '../ndjson-export.js';
 
 const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict();
 
@@ -29,12 +29,7 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
       const { scope } = authed(request);
       // The GDPR export is a paid feature when billing is on (pro and up).
       await deps.billing?.requireFeature(scope.tenant_id, 'governance_export');
-      const day = deps.clock.now().toISOString().slice(0, 10);
-      reply
-        .header('content-type', 'application/x-ndjson; charset=utf-8')
-        .header('content-disposition', `attachment; filename="export-${scope.tenant_id}-${scope.project_id}-${day}.ndjson"`);
-      // Readable.from pulls the next page only when the socket drained the previous lines.
-      return reply.send(Readable.from(exportNdjson(deps, scope, classifications, requestContext(request))));
+      return sendNdjsonExport(deps, reply, scope, exportNdjson(deps, scope, classifications && { classifications }, requestContext(request)));
     },
   });
 

@@ -5,17 +5,19 @@ import {
   RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchRequest, SkillsSearchResponse,
 } from '../../src/contracts/memory.js';
 import { PatternKey } from '../../src/contracts/common.js';
-import { PatternListQuery, PatternListResponse } from '../../src/contracts/patterns.js';
+import { PatternExportQuery, PatternListQuery, PatternListResponse } from '../../src/contracts/patterns.js';
 import { runAging } from '../../src/services/aging.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
 import { deletePattern, getPattern, getPatternHistory, listPatterns } from '../../src/services/patterns.js';
+import { exportListing } from '../../src/services/pattern-export.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
 import { defineRoute } from '../define-route.js';
 import { runOrQueue } from '../async.js';
+import { sendNdjsonExport } from '../ndjson-export.js';
 
 const KeyPath = z.object({ key: PatternKey });
 
@@ -63,20 +65,33 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   defineRoute(app, {
     method: 'GET', url: '/v1/patterns', permission: 'recall', query: PatternListQuery, response: PatternListResponse,
     tag: 'memory', summary: '(+) A page of the stored patterns, newest `updated_at` first, with filters; `next_cursor` continues.',
-    handler: ({ query }, request) => listPatterns(deps, authed(request).scope, query),
+    handler: ({ query }, request) => {
+      const { principal, scope } = authed(request);
+      return listPatterns(deps, scope, principal.role, query);
+    },
+  });
+
+  // Declared before `/v1/patterns/:key`, though a static segment wins over a parameter anyway.
+  defineRoute(app, {
+    method: 'GET', url: '/v1/patterns/export', permission: 'recall', query: PatternExportQuery, response: { text: 'application/x-ndjson' },
+    tag: 'memory', summary: '(+) Every pattern the listing with these filters shows the caller, as NDJSON export records, in one stream.',
+    handler: ({ query }, request, reply) => {
+      const { principal, scope } = authed(request);
+      return sendNdjsonExport(deps, reply, scope, exportListing(deps, scope, principal.role, query, requestContext(request)));
+    },
   });
 
   // The key is `patterns/<id>` URL-encoded as one segment (slash as %2F).
   defineRoute(app, {
     method: 'GET', url: '/v1/patterns/:key', permission: 'recall', params: KeyPath, response: ExportRecord, errors: [404],
     tag: 'memory', summary: 'One stored pattern with all its fields (the export record).',
-    handler: ({ params }, request) => getPattern(deps, authed(request).scope, params.key),
+    handler: ({ params }, request) => getPattern(deps, authed(request).scope, authed(request).principal.role, params.key),
   });
 
   defineRoute(app, {
     method: 'GET', url: '/v1/patterns/:key/history', permission: 'recall', params: KeyPath, response: PatternHistoryResponse, errors: [404],
     tag: 'memory', summary: '(+) A pattern\'s skill tags and its last 20 eval observations, newest first.',
-    handler: ({ params }, request) => getPatternHistory(deps, authed(request).scope, params.key),
+    handler: ({ params }, request) => getPatternHistory(deps, authed(request).scope, authed(request).principal.role, params.key),
   });
 
   defineRoute(app, {

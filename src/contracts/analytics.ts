@@ -21,10 +21,15 @@ export const RollupResponse = z.object({
   since: z.string(),
   /** Composite 0–10: weighted reuse rate, learn success rate and mean best similarity. */
   roi_score: z.number().min(0).max(10),
+  /** (+) How roi_score was made: the weighted parts with their values and what they count. */
+  roi_basis: z.string().optional(),
   /** (+) Events the summaries counted. */
   event_count: z.number().int().min(0),
   recall: z.object({
+    /** Every recall of the window: (+) lookups (read-only) plus counted (reuse counted). */
     count: z.number().int().min(0),
+    lookups: z.number().int().min(0).optional(),
+    counted: z.number().int().min(0).optional(),
     hits: z.number().int().min(0),
     hit_rate: rate,
     tiers: z.object({
@@ -66,6 +71,8 @@ export const RoiEventRecord = z.object({
   at: z.string(),
   kind: z.enum(['learn', 'recall']),
   stored: z.boolean().optional(),
+  /** (+) recall: a lookup that counted no reuse (true) or a recall that did (false). */
+  readonly: z.boolean().optional(),
   eval_score: z.number().optional(),
   best_similarity: z.number().nullable().optional(),
   best_tier: ReuseTier.nullable().optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../core/vocabulary.js';
-import { ProjectId, queryBool, text, Timestamp } from './common.js';
+import { Classification, ProjectId, queryBool, text, Timestamp } from './common.js';
 
 export const Role = z.enum(ROLES);
 export const KeyId = z.uuid('must be an API key id (a UUID)');
@@ -68,3 +68,13 @@ export const KeyListQuery = z.object({
   path: ['all_projects'],
 });
 export type KeyListQuery = z.input<typeof KeyListQuery>;
+
+/** (+) GET /v1/access: what the calling key may do, so a client shows only what it may use. */
+export const AccessResponse = z.object({
+  role: Role,
+  /** The permission names the role holds (src/core/permissions.ts), sorted. */
+  permissions: z.array(z.string()),
+  /** The classifications the key may browse (docs/behavior.md "Auth and scope"). */
+  classifications: z.array(Classification),
+});
+export type AccessResponse = z.infer<typeof AccessResponse>;

@@ -25,6 +25,11 @@ export type PatternListQuery = Omit<z.input<typeof PatternListQuery>, 'limit' | 
 };
 export type PatternListInput = z.output<typeof PatternListQuery>;
 
+/** (+) GET /v1/patterns/export: the listing's filters, every matching pattern in one NDJSON stream. */
+export const PatternExportQuery = PatternListQuery.omit({ limit: true, cursor: true });
+export type PatternExportQuery = Omit<PatternListQuery, 'limit' | 'cursor'>;
+export type PatternExportInput = z.output<typeof PatternExportQuery>;
+
 /** A listed pattern: its metadata and task, without code or output (GET /v1/patterns/{key} has them). */
 export const PatternSummary = z.object({
   key: z.string(),

@@ -1,4 +1,4 @@
-import type { Role } from './types.js';
+import { CLASSIFICATIONS, type Classification, type PatternFilter, type Role } from './types.js';
 
 /**
  * The one permission table (docs/behavior.md "Auth and scope"): each permission names the lowest
@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   'jobs:read': 'reader',
   'analytics:read': 'reader',
   // editor
+  'patterns:confidential': 'editor',
   learn: 'editor',
   import: 'editor',
   evaluate: 'editor',
@@ -56,7 +57,33 @@ export function hasPermission(role: Role, permission: Permission): boolean {
   return roleAtLeast(role, PERMISSIONS[permission]);
 }
 
+/** Every permission the role holds, sorted (GET /v1/access). */
+export function permissionsOf(role: Role): Permission[] {
+  return (Object.keys(PERMISSIONS) as Permission[]).filter((p) => hasPermission(role, p)).sort();
+}
+
 /** A key may create keys up to its own role; only owners create owners. */
 export function canGrantRole(creator: Role, requested: Role): boolean {
   return roleAtLeast(creator, requested);
+}
+
+/**
+ * The classifications a role may browse (docs/behavior.md "Auth and scope", pattern reads): a
+ * `confidential` pattern needs `patterns:confidential`. Recall and skills search are not
+ * browsing and ignore this.
+ */
+export function readableClassifications(role: Role): readonly Classification[] {
+  return hasPermission(role, 'patterns:confidential') ? CLASSIFICATIONS : CLASSIFICATIONS.filter((c) => c !== 'confidential');
+}
+
+/**
+ * The caller's filter narrowed to what the role may browse: the one place the rule becomes a
+ * storage filter (listing, export, single reads alike), so every read applies it inside the
+ * storage query and none after it.
+ */
+export function browseFilter(role: Role, filter: PatternFilter = {}): PatternFilter {
+  const readable = readableClassifications(role);
+  if (readable.length === CLASSIFICATIONS.length) return filter;
+  const asked = filter.classifications ?? CLASSIFICATIONS;
+  return { ...filter, classifications: asked.filter((c) => readable.includes(c)) };
 }

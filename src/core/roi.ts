@@ -30,8 +30,12 @@ export const SUCCESS_EVAL_SCORE = 5;
 export const ROI_WEIGHTS = { reuse: 0.4, learn_success: 0.3, similarity: 0.3 } as const;
 
 export interface RecallSummary {
-  /** POST recalls in the window. */
+  /** Recalls in the window: lookups and recalls that counted reuse. */
   count: number;
+  /** (+) Read-only recalls (GET, `readonly: true`: the CLI, the console, MCP), which count no reuse. */
+  lookups: number;
+  /** (+) Recalls that counted reuse (POST without `readonly`), events from before lookups were recorded included. */
+  counted: number;
   /** Recalls whose best match was reusable (duplicate or adapt). */
   hits: number;
   /** hits / count; null without recalls. */
@@ -72,8 +76,11 @@ export function summariseRecalls(events: readonly RoiEvent[]): RecallSummary {
   const tiers: RecallSummary['tiers'] = { duplicate: 0, adapt: 0, fresh: 0, none: 0 };
   for (const e of recalls) tiers[e.best_tier ?? 'none'] += 1;
   const hits = tiers.duplicate + tiers.adapt;
+  const lookups = recalls.filter((e) => e.readonly === true).length;
   return {
     count: recalls.length,
+    lookups,
+    counted: recalls.length - lookups,
     hits,
     hit_rate: recalls.length > 0 ? hits / recalls.length : null,
     tiers,
@@ -128,6 +135,29 @@ export function roiScore(recall: RecallSummary, learn: LearnSummary): number {
 }
 
 /**
+ * (+) How the ROI score was made, in words with the figures it used: the weighted parts with
+ * their values, the parts left out for lack of data, and what the recall figures count.
+ */
+export function roiBasis(recall: RecallSummary, learn: LearnSummary): string {
+  const parts: [weight: number, name: string, value: number | null][] = [
+    [ROI_WEIGHTS.reuse, 'hit rate', recall.hit_rate],
+    [ROI_WEIGHTS.learn_success, 'learn success rate', learn.success_rate],
+    [ROI_WEIGHTS.similarity, 'mean best similarity', recall.mean_best_similarity],
+  ];
+  const used = parts.filter(([, , value]) => value !== null);
+  if (used.length === 0) return 'no recall or learn in the window: the score is 0';
+  const sum = used.reduce((s, [weight]) => s + weight, 0);
+  const terms = used.map(([weight, name, value]) => `${weight} × ${name} ${fixed(clamp01(value as number))}`).join(' + ');
+  const left = parts.filter(([, , value]) => value === null).map(([, name]) => name);
+  const recalls = recall.count === 0 ? 'no recalls' :
+    `${recall.count} recalls (${recall.lookups} read-only lookups, ${recall.counted} counting reuse), a hit being a best match at duplicate or adapt`;
+  const learns = learn.count === 0 ? 'no learns' : `${learn.count} learns, a success being eval_score ≥ ${SUCCESS_EVAL_SCORE}`;
+  return `10 × (${terms}) ÷ ${fixed(sum)}${left.length ? `; left out for lack of data: ${left.join(', ')}` : ''}; over ${recalls} and ${learns}`;
+}
+
+const fixed = (x: number) => (Math.round(x * 100) / 100).toFixed(2);
+
+/**
  * The rollup of the window ending at `now` over `events` (any order). Events outside
  * [since, now] are ignored, so callers may pass a superset. Its shape is the rollup contract's
  * (RollupResponse, src/contracts/analytics.ts), which the service's return type checks; it is
@@ -148,6 +178,7 @@ export function computeRollup(window: RollupWindow, events: readonly RoiEvent[],
     computed_at: now.toISOString(),
     since: since.toISOString(),
     roi_score: roiScore(recall, learn),
+    roi_basis: roiBasis(recall, learn),
     event_count: inWindow.length,
     recall,
     learn,

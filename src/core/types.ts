@@ -151,6 +151,11 @@ export type RoiEvent = {
   kind: 'learn' | 'recall';
   /** learn: stored or not; recall: best similarity/tier and match count. No task content. */
   stored?: boolean;
+  /**
+   * (+) recall: true for a lookup that counted no reuse (GET, `readonly: true`: the CLI, the
+   * console, MCP), false for one that did; absent on events written before lookups were recorded.
+   */
+  readonly?: boolean;
   eval_score?: number;
   best_similarity?: number | null;
   best_tier?: ReuseTier | null;

@@ -3,6 +3,7 @@ import type { EventsInput, EventsResponse, RollupInput, RollupResponse } from '.
 import { computeRollup, ROI_EVENTS_PER_SCOPE, windowStart, type RollupWindow } from '../core/roi.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
+import { lookupsRecorded } from './lookup-events.js';
 
 /** docs/behavior.md "Analytics": ROI rollups over the scope's ROI events, and the raw events. */
 
@@ -12,6 +13,7 @@ import type { ServiceDeps } from './deps.js';
  * run it asynchronously as well.
  */
 export async function computeAnalyticsRollup(deps: ServiceDeps, scope: Scope, input: RollupInput): Promise<RollupResponse> {
+  await lookupsRecorded(deps);
   const now = deps.clock.now();
   // Storage keeps at most ROI_EVENTS_PER_SCOPE events, so this one read sees the whole window.
   const events = await deps.storage.analytics.list(scope, {
@@ -39,6 +41,7 @@ export async function listAnalyticsEvents(
   input: EventsInput,
 ): Promise<EventsResponse> {
   const since = input.since === undefined ? undefined : new Date(input.since * 1000).toISOString();
+  await lookupsRecorded(deps);
   const events = await deps.storage.analytics.list(scope, { since, limit: input.limit });
   // Adapters agree on "newest first" for events appended in time order; sorting by time (stable)
   // makes the answer well-defined for imported or backdated events too.

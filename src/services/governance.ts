@@ -1,6 +1,6 @@
 import { ValidationError, NotFoundError } from '../core/errors.js';
 import { parseClassificationList } from '../core/governance.js';
-import { CLASSIFICATIONS, type Classification, type Scope } from '../core/types.js';
+import { CLASSIFICATIONS, hasFilter, type Classification, type PatternFilter, type Scope } from '../core/types.js';
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { parsePatternKey } from './patterns.js';
@@ -32,21 +32,22 @@ export function parseExportClassifications(raw: string | undefined): Classificat
 }
 
 /**
- * GET /v1/governance/export: the scope's patterns as NDJSON lines, oldest first, read from
- * storage page by page (never all at once), so memory stays flat whatever the store holds.
- * The audit event is written when the stream ends, with the number of records sent and
- * whether the stream was complete (a client may hang up half-way).
+ * The NDJSON export (GET /v1/governance/export, and (+) GET /v1/patterns/export with the
+ * listing's filters narrowed to what the caller may browse): the scope's patterns matching
+ * `filter` as NDJSON lines, oldest first, read from storage page by page (never all at once),
+ * so memory stays flat whatever the store holds. The audit event is written when the stream
+ * ends, with the filter, the number of records sent and whether the stream was complete (a
+ * client may hang up half-way).
  */
 export async function* exportNdjson(
   deps: ServiceDeps,
   scope: Scope,
-  classifications: Classification[] | undefined,
+  filter: PatternFilter | undefined,
   ctx: RequestContext,
 ): AsyncGenerator<string> {
   let count = 0;
   let complete = false;
   try {
-    const filter = classifications ? { classifications } : undefined;
     for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
       const record: NdjsonExportRecord = { ...toExportRecord(pattern), tenant_id: scope.tenant_id, project_id: scope.project_id };
       count++;
@@ -54,11 +55,13 @@ export async function* exportNdjson(
     }
     complete = true;
   } finally {
+    const { classifications, ...rest } = filter ?? {};
     await writeAudit(deps, GovernanceAuditKind.ndjsonExported, scope, ctx, {
       format: 'ndjson',
       count,
       complete,
       classifications: classifications ?? 'all',
+      ...(hasFilter(rest) ? { filter: rest } : {}),
     });
   }
 }

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import { patternKey, type PatternCursor, type Scope } from '../core/types.js';
+import { browseFilter, readableClassifications } from '../core/permissions.js';
+import { patternKey, type PatternCursor, type PatternRecord, type Role, type Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { idFromPatternKey } from './ids.js';
@@ -22,17 +23,24 @@ export function parsePatternKey(key: string, path = 'key'): string {
   return id;
 }
 
-/** (+) One pattern in the export record shape (GET /v1/patterns/{key}, `service patterns get`). */
-export async function getPattern(deps: ServiceDeps, scope: Scope, key: string): Promise<ExportRecord> {
+/**
+ * The pattern the role may browse (docs/behavior.md "Auth and scope"), else a 404 like an absent
+ * one: a reader learns nothing of a pattern it may not read, not even that it exists.
+ */
+async function browsablePattern(deps: ServiceDeps, scope: Scope, role: Role, key: string): Promise<PatternRecord> {
   const pattern = await deps.storage.patterns.get(scope, parsePatternKey(key));
-  if (!pattern) throw new NotFoundError(`pattern ${key} not found`);
-  return toExportRecord(pattern);
+  if (!pattern || !readableClassifications(role).includes(pattern.classification)) throw new NotFoundError(`pattern ${key} not found`);
+  return pattern;
+}
+
+/** (+) One pattern in the export record shape (GET /v1/patterns/{key}, `service patterns get`). */
+export async function getPattern(deps: ServiceDeps, scope: Scope, role: Role, key: string): Promise<ExportRecord> {
+  return toExportRecord(await browsablePattern(deps, scope, role, key));
 }
 
 /** (+) A pattern's skill tags and recent eval observations (GET /v1/patterns/{key}/history). */
-export async function getPatternHistory(deps: ServiceDeps, scope: Scope, key: string): Promise<PatternHistoryResponse> {
-  const id = parsePatternKey(key);
-  if (!(await deps.storage.patterns.get(scope, id))) throw new NotFoundError(`pattern ${key} not found`);
+export async function getPatternHistory(deps: ServiceDeps, scope: Scope, role: Role, key: string): Promise<PatternHistoryResponse> {
+  const { id } = await browsablePattern(deps, scope, role, key);
   const [skills, evals] = await Promise.all([deps.storage.skills.get(scope, id), deps.storage.evals.recent(scope, [id], HISTORY_EVALS)]);
   return { pattern_key: key, skills: [...skills].sort(), eval_scores: evals.get(id) ?? [] };
 }
@@ -55,10 +63,10 @@ export async function deletePattern(
  * is the last listed (updated_at, id), opaque to callers; one more row than the page is read
  * to know whether another page follows, so the last page says so (next_cursor null).
  */
-export async function listPatterns(deps: ServiceDeps, scope: Scope, input: PatternListInput): Promise<PatternListResponse> {
+export async function listPatterns(deps: ServiceDeps, scope: Scope, role: Role, input: PatternListInput): Promise<PatternListResponse> {
   const { limit, cursor, ...filter } = input;
   const after = cursor === undefined ? null : decodeCursor(cursor);
-  const rows = await deps.storage.patterns.list(scope, { limit: limit + 1, after, filter });
+  const rows = await deps.storage.patterns.list(scope, { limit: limit + 1, after, filter: browseFilter(role, filter) });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -7,7 +7,7 @@ import { decideKeywordTier, decideTier, type TierDecision, type TierPolicyInForc
 import { isMeaningfulVector } from '../core/vector.js';
 import type { RecallExplain, RecallInput, RecallMatch, RecallResponse } from '../contracts/memory.js';
 import {
-  patternKey, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type Scope,
+  patternKey, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type RoiEvent, type Scope,
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
@@ -15,6 +15,7 @@ import { rankInSlices, recallBudget } from './recall-dedup.js';
 import { hybridRanking } from './recall-hybrid.js';
 import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
+import { recordLookup } from './lookup-events.js';
 
 /** A ranked candidate with whatever parts its ranking had (hybrid: the blend's; cosine: none). */
 type Ranked = RankedCandidate & { cosine?: number; centered_cosine?: number; bm25?: number; blended?: number };
@@ -34,8 +35,8 @@ const REUSE_BONUS = 0.1;
 /**
  * Recall (docs/behavior.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
  * evals); whole records, code included, are loaded for the returned page only. `readonly`
- * (GET recall, or `readonly: true`) skips every side effect: no reuse counting, no ROI event,
- * no metrics.
+ * (GET recall, or `readonly: true`) counts no reuse and moves no metrics; it leaves only its ROI
+ * event, marked `readonly: true`, so the activity figures show lookups as well as reuses.
  */
 export async function recall(
   deps: ServiceDeps,
@@ -77,6 +78,7 @@ export async function recall(
   let records: PatternRecord[];
   if (opts.readonly) {
     records = await deps.storage.patterns.getMany(scope, ids);
+    recordLookup(deps, scope, recallEvent(deps, page, started, tierOf, true));
   } else {
     const record = recallRecord(deps, page, started, tierOf);
     if (record.reused) deps.instruments.recallHit();
@@ -239,26 +241,39 @@ function recallRecord(
   started: Date,
   tierOf: (c: RankedCandidate) => ReuseTier,
 ): Omit<RecallRecord, 'page_ids'> {
-  const tiers = page.map(tierOf);
+  const event = recallEvent(deps, page, started, tierOf, false);
+  return {
+    reused_ids: page.filter((c) => tierOf(c) !== 'fresh').map((c) => c.id),
+    bonus: REUSE_BONUS,
+    at: event.at,
+    reused: event.best_tier !== null && event.best_tier !== 'fresh',
+    event,
+  };
+}
+
+/**
+ * The ROI event of a recall (metadata only): the best match's similarity and tier, the page
+ * size, the latency, and whether the recall only looked (`readonly`) or counted reuse.
+ */
+function recallEvent(
+  deps: ServiceDeps,
+  page: RankedCandidate[],
+  started: Date,
+  tierOf: (c: RankedCandidate) => ReuseTier,
+  readonly: boolean,
+): RoiEvent & { best_tier: ReuseTier | null } {
   let best = -1;
   page.forEach((c, i) => {
     if (best < 0 || c.similarity > page[best].similarity) best = i;
   });
-  const bestTier = best < 0 ? null : tiers[best];
-  const reused = bestTier !== null && bestTier !== 'fresh';
   const now = deps.clock.now();
   return {
-    reused_ids: page.filter((_, i) => tiers[i] !== 'fresh').map((c) => c.id),
-    bonus: REUSE_BONUS,
     at: now.toISOString(),
-    reused,
-    event: {
-      at: now.toISOString(),
-      kind: 'recall',
-      best_similarity: best < 0 ? null : page[best].similarity,
-      best_tier: bestTier,
-      matches: page.length,
-      latency_ms: now.getTime() - started.getTime(),
-    },
+    kind: 'recall',
+    readonly,
+    best_similarity: best < 0 ? null : page[best].similarity,
+    best_tier: best < 0 ? null : tierOf(page[best]),
+    matches: page.length,
+    latency_ms: now.getTime() - started.getTime(),
   };
 }

@@ -123,7 +123,7 @@ const BODY_ONLY_ROUTES = [
   'POST /v1/aging', 'POST /v1/feedback/decay', 'POST /v1/governance/retention/apply', 'GET /v1/metrics',
   'GET /v1/export', 'GET /v1/keys', 'GET /v1/health', 'GET /v1/health/deep', 'GET /v1/version', 'GET /metrics', 'GET /livez', 'GET /readyz',
   'GET /v1/governance/retention', 'GET /v1/openapi.json', 'GET /v1/billing/status', 'POST /v1/billing/webhook',
-  'GET /console',
+  'GET /console', 'GET /v1/access',
 ];
 
 /**

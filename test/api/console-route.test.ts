@@ -60,6 +60,16 @@ describe('console static files', () => {
     expect(urls.filter((u) => !u.startsWith('http://www.w3.org/'))).toEqual([]);
   });
 
+  it('links a tab icon it serves itself, so the browser asks for no /favicon.ico', async () => {
+    const page = await app.inject({ method: 'GET', url: '/console' });
+    const href = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/.exec(page.body)?.[1];
+    expect(href).toBe(`/console/assets/${build.icon}`);
+    const icon = await app.inject({ method: 'GET', url: href! });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  });
+
   it('answers 404 for anything that is not an asset of the build', async () => {
     for (const url of ['/console/assets/..%2F..%2Fpackage.json', '/console/assets/.hidden.js', '/console/assets/app.exe', '/console/assets/missing-000000.js']) {
       const response = await app.inject({ method: 'GET', url });

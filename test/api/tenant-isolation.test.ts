@@ -120,6 +120,20 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
       expect(res.body.patterns.length).toBeGreaterThan(0);
       noAKeysIn(res.body);
     },
+    'GET /v1/patterns/export': async () => {
+      const res = await t.call('GET', '/v1/patterns/export', undefined, b);
+      expect(res.statusCode).toBe(200);
+      const records = res.body.trim().split('\n').map((l) => JSON.parse(l) as { tenant_id: string });
+      expect(records.length).toBeGreaterThan(0);
+      expect(new Set(records.map((r) => r.tenant_id))).toEqual(new Set(['globex']));
+      noAKeysIn(res.body);
+    },
+    'GET /v1/access': async () => {
+      // The caller's own role and permissions, nothing of another tenant.
+      const res = await json('GET', '/v1/access');
+      expect(res.body.role).toBe('owner');
+      expect(JSON.stringify(res.body)).not.toMatch(/acme/i);
+    },
     'GET /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);
     },

@@ -1,5 +1,6 @@
 /** Storage contract, part 1: the pattern repository. */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { browseFilter } from '../../src/core/permissions.js';
 import type { Scope } from '../../src/core/types.js';
 import type { Storage } from '../../src/ports/storage.js';
 import {
@@ -362,6 +363,25 @@ export function patternContract(current: () => Storage): void {
       expect(await list({ min_score: 6, max_score: 6 })).toEqual([pid(4), pid(2)]);
       expect(await list({ updated_after: at(10), updated_before: at(40) })).toEqual([pid(3), pid(2)]);
       expect(await list({ max_score: 1 })).toEqual([]);
+    });
+
+    it("applies a role's browse filter inside the listing and the export's iteration: no confidential pattern for a reader", async () => {
+      const classes = ['public', 'internal', 'confidential'] as const;
+      for (let n = 1; n <= 9; n++) {
+        await storage.patterns.insert(SCOPE_A, makePattern(n, { classification: classes[n % 3], success_score: n, updated_at: at(n * 10) }), vec(1, n));
+      }
+      const list = async (filter: Parameters<Storage['patterns']['list']>[1]['filter']) => (await all(SCOPE_A, 2, filter)).flat();
+      const iterate = async (filter: Parameters<Storage['patterns']['iterate']>[1]) => ids(await collect(storage.patterns.iterate(SCOPE_A, filter)));
+      const visible = [9, 7, 6, 4, 3, 1].map(pid); // n % 3 !== 2: public and internal, newest first
+      expect(await list(browseFilter('reader'))).toEqual(visible);
+      expect(await iterate(browseFilter('reader'))).toEqual([...visible].reverse());
+      // The caller's own filters still apply, and asking for what the role may not see finds nothing.
+      expect(await list(browseFilter('reader', { min_score: 4, classification: 'internal' }))).toEqual([pid(7), pid(4)]);
+      expect(await list(browseFilter('reader', { classification: 'confidential' }))).toEqual([]);
+      expect(await iterate(browseFilter('reader', { classifications: ['confidential'] }))).toEqual([]);
+      // An editor browses everything.
+      expect(await list(browseFilter('editor'))).toHaveLength(9);
+      expect(await iterate(browseFilter('editor', { classification: 'confidential' }))).toEqual([pid(2), pid(5), pid(8)]);
     });
   });
 

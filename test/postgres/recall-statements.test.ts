@@ -5,6 +5,7 @@ import { createPostgresStorage } from '../../src/adapters/storage/postgres/index
 import { createServicePool, type PostgresPool } from '../../src/adapters/storage/postgres/pool.js';
 import { silentLogger } from '../../src/ports/observability.js';
 import type { Storage } from '../../src/ports/storage.js';
+import { lookupsRecorded } from '../../src/services/lookup-events.js';
 import { startServer, type TestServer } from '../api/helpers.js';
 import { createTestDatabase, pgConfig, requirePostgres, type TestDatabase } from '../support/pg.js';
 
@@ -84,6 +85,8 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
       : await t.call('GET', `/v1/recall?task=${encodeURIComponent(task)}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().matches.length).toBeGreaterThan(0);
+    // A lookup's ROI event is appended after the answer: wait for it, not for time.
+    await lookupsRecorded(t.app.deps);
     // No transaction of its own: BEGIN … COMMIT would be two more round trips.
     expect(sent.filter((s) => /^\s*(BEGIN|COMMIT)/i.test(s))).toEqual([]);
     return [...sent];
@@ -98,11 +101,12 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
     expect(withoutTrim[1]).toContain('INSERT INTO roi_events');
   });
 
-  it('sends two statements for a GET recall (search, page) and records nothing', async () => {
-    const statements = await statementsOf('GET', 'send an email now');
-    expect(statements).toHaveLength(2);
+  it('sends three statements for a GET recall (search, page, its ROI event as a lookup) and writes no reuse', async () => {
+    const statements = (await statementsOf('GET', 'send an email now')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
+    expect(statements).toHaveLength(3);
     expectHybridSearch(statements[0]);
     expect(statements[1]).toMatch(/^SELECT .* FROM patterns WHERE .*ANY\(\(SELECT \$3::text\[\]\)::text\[\]\)/s);
+    expect(statements[2]).toMatch(/^INSERT INTO roi_events /);
   });
 
   it('trims ROI events on about one recall in 64, not on every recall', async () => {
@@ -115,15 +119,16 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
 
   it('runs the search, the recall record and the page read as named prepared statements', async () => {
     const post = (await statementsOf('POST', 'parse a TSV file')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
-    const get = await statementsOf('GET', 'parse a TSV file');
-    // The very statements these recalls sent: search, record (POST), search, page read (GET).
+    const get = (await statementsOf('GET', 'parse a TSV file')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
+    // The very statements these recalls sent: search, record (POST), search, page read, ROI event (GET).
     const hot = [...post, ...get];
-    expect(hot).toHaveLength(4);
+    expect(hot).toHaveLength(5);
     expectHybridSearch(hot[0]);
     expect(hot[1]).toContain('INSERT INTO roi_events');
     // Its id arrays are opaque to the planner (a sub-select), so a generic plan serves it.
     expect(hot[1].match(/= ANY\(\(SELECT \$\d+::text\[\]\)::text\[\]\)/g)).toHaveLength(2);
     expect(hot[3]).toContain('id = ANY((SELECT $3::text[])::text[])');
+    expect(hot[4]).toMatch(/^INSERT INTO roi_events /);
     // Every connection of the pool at once (none can be handed out twice), each asked for its own.
     const clients = await Promise.all(Array.from({ length: POOL_MAX }, () => pool.connect()));
     const prepared: { name: string; statement: string }[] = [];

@@ -1,3 +1,4 @@
+import { allows, type Abilities } from '../abilities.js';
 import { api, ApiError, get } from '../api.js';
 import { BarChart, LineChart, bucketize } from '../charts.js';
 import { ROLLUP_WINDOWS, type EventsResponse, type MetricsResponse, type RollupResponse } from '../types.js';
@@ -11,7 +12,7 @@ function label(ms: number): string {
   return new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
 }
 
-export function ActivityScreen() {
+export function ActivityScreen({ can }: { can: Abilities }) {
   const metrics = useLoad(() => get<MetricsResponse>('/v1/metrics'), []);
   const events = useLoad(() => get<EventsResponse>('/v1/analytics/events', { limit: 1000 }), []);
   const list = events.data?.events ?? [];
@@ -26,6 +27,8 @@ export function ActivityScreen() {
     .filter((b) => b.scores.length > 0)
     .map((b) => ({ label: b.label, value: b.scores.reduce((s, v) => s + v, 0) / b.scores.length }));
   const recalls = list.filter((e) => e.kind === 'recall');
+  // Lookups (the CLI, this console, MCP) count no reuse but are activity all the same.
+  const lookups = recalls.filter((e) => e.readonly === true).length;
   const duplicateHits = recalls.filter((e) => e.best_tier === 'duplicate').length;
 
   return (
@@ -37,6 +40,7 @@ export function ActivityScreen() {
           <dl class="tiles">
             <div><dt>Patterns</dt><dd>{metrics.data.pattern_count}</dd></div>
             <div><dt>Runs</dt><dd>{metrics.data.runs}</dd></div>
+            <div><dt>Recalls (lookups / counting reuse)</dt><dd>{events.data ? `${recalls.length} (${lookups} / ${recalls.length - lookups})` : '—'}</dd></div>
             <div><dt>Reuse rate</dt><dd>{fmtPercent(metrics.data.reuse_rate)}</dd></div>
             <div><dt>Success rate</dt><dd>{fmtPercent(metrics.data.success_rate)}</dd></div>
             <div><dt>Average eval score</dt><dd>{fmtNumber(metrics.data.avg_eval_score)}</dd></div>
@@ -49,7 +53,7 @@ export function ActivityScreen() {
         {events.loading && <Loading what="events" />}
         {events.data && (
           <>
-            <p class="muted">The last {events.data.count} recorded events (GET /v1/analytics/events), in {BUCKETS} equal spans.</p>
+            <p class="muted">The last {events.data.count} recorded events (GET /v1/analytics/events), in {BUCKETS} equal spans; recalls include read-only lookups.</p>
             <div class="charts">
               <BarChart title="Recalls and learns" points={counts} series={['recalls', 'learns']} />
               <BarChart title="Duplicate hits" points={duplicates} series={['duplicate hits']} />
@@ -60,14 +64,14 @@ export function ActivityScreen() {
       </Section>
       <Section title="ROI rollups" id="rollups-title">
         <div class="rollups">
-          {ROLLUP_WINDOWS.map((w) => <Rollup key={w} window={w} />)}
+          {ROLLUP_WINDOWS.map((w) => <Rollup key={w} window={w} canCompute={allows(can, 'analytics:rollup')} />)}
         </div>
       </Section>
     </>
   );
 }
 
-function Rollup({ window }: { window: (typeof ROLLUP_WINDOWS)[number] }) {
+function Rollup({ window, canCompute }: { window: (typeof ROLLUP_WINDOWS)[number]; canCompute: boolean }) {
   const stored = useLoad(
     () => get<RollupResponse>(`/v1/analytics/rollup/${window}`).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 404) return null;
@@ -84,7 +88,13 @@ function Rollup({ window }: { window: (typeof ROLLUP_WINDOWS)[number] }) {
       {rollup ? (
         <dl class="facts">
           <dt>ROI score</dt><dd>{fmtNumber(rollup.roi_score)}</dd>
-          <dt>Recalls</dt><dd>{rollup.recall.count} ({fmtPercent(rollup.recall.hit_rate)} hits)</dd>
+          {rollup.roi_basis && <><dt>How the ROI score is made</dt><dd class="muted">{rollup.roi_basis}</dd></>}
+          <dt>Recalls</dt>
+          <dd>
+            {rollup.recall.count}
+            {rollup.recall.lookups !== undefined && ` (${rollup.recall.lookups} read-only lookups, ${rollup.recall.counted ?? 0} counting reuse)`}
+            {` · ${fmtPercent(rollup.recall.hit_rate)} hits`}
+          </dd>
           <dt>Duplicate / adapt / fresh</dt><dd>{rollup.recall.tiers.duplicate} / {rollup.recall.tiers.adapt} / {rollup.recall.tiers.fresh}</dd>
           <dt>Learns</dt><dd>{rollup.learn.count} ({rollup.learn.stored} stored)</dd>
           <dt>Average eval score</dt><dd>{fmtNumber(rollup.learn.avg_eval_score)}</dd>
@@ -92,7 +102,9 @@ function Rollup({ window }: { window: (typeof ROLLUP_WINDOWS)[number] }) {
           <dt>Computed</dt><dd>{fmtDate(rollup.computed_at)}</dd>
         </dl>
       ) : stored.loading ? <Loading what="rollup" /> : <p class="muted">Not computed yet.</p>}
-      <button type="button" disabled={compute.busy} onClick={() => void compute.run()}>Compute {window} rollup now</button>
+      {canCompute
+        ? <button type="button" disabled={compute.busy} onClick={() => void compute.run()}>Compute {window} rollup now</button>
+        : <p class="muted">Computing a rollup needs an editor key.</p>}
       <ErrorBox error={compute.error} />
     </article>
   );

@@ -5,7 +5,7 @@ import { navigate } from '../router.js';
 import { LineChart } from '../charts.js';
 import { CLASSIFICATIONS, type DeletePatternResponse, type ExportRecord, type PatternHistoryResponse, type SkillsRegisterResponse } from '../types.js';
 import { Confirm, ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
-import type { Abilities } from '../abilities.js';
+import { allows, type Abilities } from '../abilities.js';
 
 export function PatternScreen({ patternKey, can }: { patternKey: string; can: Abilities }) {
   const record = useLoad(() => get<ExportRecord>(`/v1/patterns/${keyPath(patternKey)}`), [patternKey]);
@@ -43,7 +43,7 @@ export function PatternScreen({ patternKey, can }: { patternKey: string; can: Ab
       </Section>
       <Section title="Curate" id="curate-title">
         <Reclassify record={p} onDone={record.reload} can={can} />
-        <Tag record={p} onDone={history.reload} />
+        <Tag record={p} onDone={history.reload} can={can} />
         <Delete record={p} can={can} />
       </Section>
     </>
@@ -89,10 +89,11 @@ function History({ history }: { history: PatternHistoryResponse }) {
   );
 }
 
-function Tag({ record, onDone }: { record: ExportRecord; onDone: () => void }) {
+function Tag({ record, onDone, can }: { record: ExportRecord; onDone: () => void; can: Abilities }) {
   const [text, setText] = useState('');
   const action = useAction((skills: string[]) => api<SkillsRegisterResponse>('POST', '/v1/skills/register', { pattern_key: record.key, skills }));
   const skills = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!allows(can, 'skills:register')) return <p class="muted">Replacing skill tags needs an editor key.</p>;
   return (
     <form class="row" onSubmit={async (e) => { e.preventDefault(); if (await action.run(skills)) onDone(); }}>
       <label class="grow">

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { get, keyPath } from '../api.js';
+import { apiText, get } from '../api.js';
+import type { Abilities } from '../abilities.js';
 import { href, navigate, type Route } from '../router.js';
-import { CLASSIFICATIONS, SOURCES, type ExportRecord, type PatternList, type PatternSummary, type RecallResponse } from '../types.js';
+import { SOURCES, type PatternList, type PatternSummary, type RecallResponse } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 
 const FILTERS = ['classification', 'source', 'min_score', 'max_score', 'updated_after', 'updated_before'] as const;
@@ -22,21 +23,16 @@ function apiFilter(filter: Filter): Record<string, string | undefined> {
   return { ...filter, updated_after: day(filter.updated_after, false), updated_before: day(filter.updated_before, true) };
 }
 
-/** Every pattern the filter selects, as full records, one JSON object per line. */
+/**
+ * Every pattern the filter selects that this key may browse, as full records, one JSON object
+ * per line: one request (GET /v1/patterns/export streams them), so any number of patterns
+ * exports within the default rate limits.
+ */
 async function exportNdjson(filter: Filter): Promise<{ lines: string; count: number }> {
-  const keys: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: PatternList = await get<PatternList>('/v1/patterns', { ...apiFilter(filter), limit: 100, cursor });
-    keys.push(...page.patterns.map((p) => p.key));
-    cursor = page.next_cursor;
-  } while (cursor);
-  const records: ExportRecord[] = [];
-  // Four reads at a time: the export must not crowd out the agents using the server.
-  for (let i = 0; i < keys.length; i += 4) {
-    records.push(...(await Promise.all(keys.slice(i, i + 4).map((key) => get<ExportRecord>(`/v1/patterns/${keyPath(key)}`)))));
-  }
-  return { lines: records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''), count: records.length };
+  const lines = await apiText('/v1/patterns/export', apiFilter(filter));
+  let count = 0;
+  for (let i = lines.indexOf('\n'); i >= 0; i = lines.indexOf('\n', i + 1)) count++;
+  return { lines, count };
 }
 
 function download(name: string, text: string): void {
@@ -48,7 +44,7 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-export function PatternsScreen({ route }: { route: Route }) {
+export function PatternsScreen({ route, can }: { route: Route; can: Abilities }) {
   const filter = filterOf(route);
   const cursor = route.query.get('cursor') ?? undefined;
   const task = route.query.get('q') ?? '';
@@ -73,7 +69,8 @@ export function PatternsScreen({ route }: { route: Route }) {
             Classification
             <select name="classification" value={filter.classification ?? ''}>
               <option value="">any</option>
-              {CLASSIFICATIONS.map((c) => <option key={c} value={c}>{c}</option>)}
+              {/* Only what this key may browse: the server lists nothing of the others. */}
+              {can.classifications.map((c) => <option key={c} value={c}>{c}</option>)}
             </select>
           </label>
           <label>

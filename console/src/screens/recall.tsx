@@ -20,8 +20,37 @@ function paramsOf(route: Route): Params {
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** A value as one shell word: bare when it holds only characters no shell treats specially, else quoted. */
+const shellWord = (text: string) => (/^[A-Za-z0-9._-]+$/.test(text) ? text : shellQuote(text));
+
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+const inRange = (value: string, min: number, max: number) => DECIMAL.test(value) && Number(value) >= min && Number(value) <= max;
+/** What each option of the link must look like before a copy line shows it (the API's bounds). */
+const COPY_RULES: { name: keyof Params; ok: (value: string) => boolean; says: string }[] = [
+  { name: 'limit', ok: (v) => /^\d+$/.test(v) && inRange(v, 1, 50), says: 'a whole number from 1 to 50' },
+  { name: 'classification', ok: (v) => (CLASSIFICATIONS as readonly string[]).includes(v), says: CLASSIFICATIONS.join(', ') },
+  { name: 'min_score', ok: (v) => inRange(v, 0, 10), says: 'a number from 0 to 10' },
+  { name: 'recency_weight', ok: (v) => inRange(v, 0, 1), says: 'a number from 0 to 1' },
+  { name: 'deduplicate', ok: (v) => v === 'true' || v === 'false', says: 'true or false' },
+  { name: 'eval_weighted', ok: (v) => v === 'true' || v === 'false', says: 'true or false' },
+];
+
+/**
+ * Why the link's options cannot become a command line (the first bad one), or null. A link is
+ * anyone's to write: a value that is not what the option takes shows no line at all, and every
+ * value that does show is shell-quoted anyway.
+ */
+export function copyLineProblem(params: Params): string | null {
+  for (const rule of COPY_RULES) {
+    const value = params[rule.name];
+    if (value !== undefined && !rule.ok(value)) return `${rule.name} must be ${rule.says}`;
+  }
+  return null;
+}
+
 /** The same read-only query as a curl line (the key from the environment, never written out). */
 export function curlLine(params: Params): string {
+  // URLSearchParams percent-encodes every value; the whole URL is one quoted word.
   const url = `${location.origin}/v1/recall${queryString({ ...params, explain: true })}`;
   const project = session.project();
   return [
@@ -35,10 +64,10 @@ export function curlLine(params: Params): string {
 export function cliLine(params: Params): string {
   // `service recall` is read-only unless --count-reuse, like the page's query.
   const parts = ['service recall --explain'];
-  if (params.limit) parts.push(`--limit ${params.limit}`);
-  if (params.classification) parts.push(`--classification ${params.classification}`);
-  if (params.min_score) parts.push(`--min-score ${params.min_score}`);
-  if (params.recency_weight) parts.push(`--recency-weight ${params.recency_weight}`);
+  if (params.limit) parts.push(`--limit ${shellWord(params.limit)}`);
+  if (params.classification) parts.push(`--classification ${shellWord(params.classification)}`);
+  if (params.min_score) parts.push(`--min-score ${shellWord(params.min_score)}`);
+  if (params.recency_weight) parts.push(`--recency-weight ${shellWord(params.recency_weight)}`);
   if (params.deduplicate === 'false') parts.push('--no-dedupe');
   if (params.eval_weighted === 'false') parts.push('--no-eval-weighted');
   const project = session.project();
@@ -49,6 +78,7 @@ export function cliLine(params: Params): string {
 
 export function RecallScreen({ route }: { route: Route }) {
   const params = paramsOf(route);
+  const problem = copyLineProblem(params);
   const [draft, setDraft] = useState<Params>(params);
   const result = useLoad(
     () => (params.task ? get<RecallResponse>('/v1/recall', { ...params, explain: true }) : Promise.resolve(null)),
@@ -109,10 +139,14 @@ export function RecallScreen({ route }: { route: Route }) {
       </Section>
       {params.task && (
         <Section title="The same query elsewhere" id="copy-title">
-          <pre class="code" aria-label="curl command">{curlLine(params)}</pre>
-          <CopyButton text={curlLine(params)} label="Copy curl" />
-          <pre class="code" aria-label="service recall command">{cliLine(params)}</pre>
-          <CopyButton text={cliLine(params)} label="Copy service recall" />
+          {problem ? <p class="muted" role="status">No command line for this link: {problem}.</p> : (
+            <>
+              <pre class="code" aria-label="curl command">{curlLine(params)}</pre>
+              <CopyButton text={curlLine(params)} label="Copy curl" />
+              <pre class="code" aria-label="service recall command">{cliLine(params)}</pre>
+              <CopyButton text={cliLine(params)} label="Copy service recall" />
+            </>
+          )}
         </Section>
       )}
       <ErrorBox error={result.error} />

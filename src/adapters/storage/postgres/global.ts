@@ -45,10 +45,12 @@ export const ROI_EVENT_INSERT_SQL = 'INSERT INTO roi_events (tenant_id, project_
 export function createAnalyticsRepository(db: Db, logger: Logger): AnalyticsRepository {
   return {
     async append(scope, event) {
+      // Every read-only recall appends one (docs/behavior.md "Recall" 8): a hot statement, prepared.
       const res = await db.query<{ id: string }>(
         ROI_EVENT_INSERT_SQL,
         [scope.tenant_id, scope.project_id, ...roiEventValues(event)],
         'analytics.append',
+        true,
       );
       await trimAfterAppend(db, logger, scope, res.rows[0].id);
     },

@@ -1,0 +1,32 @@
+import type { RoiEvent, Scope } from '../core/types.js';
+import type { AnalyticsRepository } from '../ports/storage.js';
+import type { ServiceDeps } from './deps.js';
+
+/** Lookup events still being appended, per analytics repository (one per open storage). */
+const inFlight = new WeakMap<AnalyticsRepository, Set<Promise<void>>>();
+
+/**
+ * A read-only recall's one write, its ROI event (docs/behavior.md "Recall" 7), appended through
+ * the same path as every event (JSON: the journal's group commit; PostgreSQL: one insert) but
+ * not waited for: the lookup answers at once, its cost off the request's path. A failed append
+ * is logged, never the recall's error.
+ */
+export function recordLookup(deps: ServiceDeps, scope: Scope, event: RoiEvent): void {
+  const repo = deps.storage.analytics;
+  let pending = inFlight.get(repo);
+  if (!pending) inFlight.set(repo, (pending = new Set()));
+  const write = repo.append(scope, event).catch((err: unknown) => {
+    deps.logger.warn({ err }, 'recording a read-only recall\'s ROI event failed; the recall was answered');
+  });
+  pending.add(write);
+  void write.finally(() => pending.delete(write));
+}
+
+/**
+ * Waits for the lookup events appended so far, so a read of the events or a rollup made after
+ * a recall answered sees that recall (read-your-writes within the process).
+ */
+export async function lookupsRecorded(deps: ServiceDeps): Promise<void> {
+  const pending = inFlight.get(deps.storage.analytics);
+  if (pending && pending.size > 0) await Promise.all([...pending]);
+}
