@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Chalk, type ChalkInstance } from 'chalk';
 
 /**
@@ -17,7 +16,9 @@ import { Chalk, type ChalkInstance } from 'chalk';
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 const ESC = '\x1b';
-const MARK = `\ue000${randomBytes(6).toString('hex')}\ue001`;
+// Math.random, not node:crypto: every command would pay for loading crypto, and the mark only
+// has to be unknown to text stored before this process started.
+const MARK = `\ue000${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}\ue001`;
 // One of our colour codes, marked (chalk's basic colours and styles are ESC [ n m).
 const MARKED_CODE = new RegExp(`${MARK}\\[[0-9;]*m`, 'g');
 
