@@ -3,7 +3,7 @@ import { classifyStorageFault, fileSystemErrno } from './storage-faults.js';
 
 /**
  * The answer of an import that a write failure stopped part-way, carrying how far it got
- * (docs/behavior.md "Import"): the counts and the last record written, in the body and the
+ * (docs/behavior.md "Faults"): the counts and the last record written, in the body and the
  * message. Only a failure the next try may not meet (storage-faults.ts) advises a re-run:
  * - the store unreachable or faulting: 503, re-run the import (stored records are skipped);
  * - the store full: 507;
