@@ -77,7 +77,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
     // The reference client's unencoded pattern keys (server/reference-paths.ts).
     rewriteUrl: (req) => routableUrl(req.url ?? '/'),
     frameworkErrors: frameworkErrorHandler,
-    // Slow clients (issue 18, 8): a request must arrive whole within requestTimeout, an idle
+    // Slow clients (docs/behavior.md "Faults"): a request must arrive whole within requestTimeout, an idle
     // keep-alive connection closes after keepAliveTimeout; headersTimeout is set just below.
     requestTimeout: config.http.server.timeouts.requestMs,
     keepAliveTimeout: config.http.server.timeouts.keepAliveMs,

@@ -121,7 +121,7 @@ function mapToCode(error: unknown, maxBodySize: number): Coded {
 }
 
 /**
- * The file system refusing a write (JSON storage, issue 18, 5): a full disk is 507, an I/O or
+ * The file system refusing a write (JSON storage): a full disk is 507, an I/O or
  * read-only fault 503, each naming the cause; the refused write is not visible (the store
  * reloads from disk), and writes resume by themselves once the cause is gone.
  */

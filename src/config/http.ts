@@ -3,7 +3,7 @@ import { bool, list, num, str, type Env } from './env-readers.js';
 /** The HTTP server: where it listens, what it accepts, and which endpoints it serves. */
 export interface HttpSettings {
   /**
-   * server.timeouts (+): bounds on slow clients (issue 18, 8), in milliseconds: a whole request
+   * server.timeouts (+): bounds on slow clients (docs/behavior.md "Faults"), in milliseconds: a whole request
    * (SERVICE_REQUEST_TIMEOUT_SECONDS), its headers (SERVICE_HEADERS_TIMEOUT_SECONDS), and an
    * idle keep-alive connection (SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS).
    */
@@ -41,7 +41,7 @@ export function httpSettings(env: Env): HttpSettings {
       // (+) Length of the fixed window the three limits count in; short ones are for tests.
       windowSeconds: num(env, 'SERVICE_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, int: true }),
     },
-    // No proxy is trusted unless the operator names it (issue 18, 9): trusting private ranges
+    // No proxy is trusted unless the operator names it (docs/behavior.md "Rate limits"): trusting private ranges
     // let any peer on the network rotate X-Forwarded-For past the per-IP limit.
     trustedProxies: list(env, 'SERVICE_TRUSTED_PROXIES'),
     maxBodySize: num(env, 'SERVICE_MAX_BODY_SIZE', DEFAULT_MAX_BODY_SIZE, { min: 1024, int: true }),

@@ -91,7 +91,7 @@ export interface Bm25Stats {
  *   down by 0 to 0.5 points (at most 2 of 449 questions). A zipfian query at 10k reads half
  *   the posting rows (bench/corpora.ts postingShare 0.033 → 0.015 of the project), and
  *   PostgreSQL's hybrid statement costs 0.38 ms more than the cosine one instead of 0.47
- *   (issue 27 allows a recall 0.3 ms more CPU in all).
+ *   (the hybrid ranking's budget: a recall at most 0.3 ms more CPU in all).
  * A word above the cap finds no candidates by itself: its candidates are mostly patterns
  * sharing only it, and the vector side finds the rest. It still counts in every candidate's
  * BM25.

@@ -1,7 +1,7 @@
 /**
  * A running job belongs to the worker that claimed it for as long as that worker beats its
  * heartbeat within ITS OWN stale window. Another process, whatever its SERVICE_JOB_STALE_SECONDS,
- * must not take the job over earlier (issue 18, 7): a process configured with a short window
+ * must not take the job over earlier: a process configured with a short window
  * would otherwise re-run the jobs of a healthy neighbour. The owner's window travels in its
  * worker id (stored as the job's locked_by): `<host>:<pid>:<random>~<window ms>`.
  */

@@ -1,5 +1,5 @@
 /**
- * Recency weighting of recall (issue 10): a pattern's ranking score is multiplied by
+ * Recency weighting of recall (+): a pattern's ranking score is multiplied by
  * `factor ^ weight`, where `factor = 0.5 ^ (age / half-life)`. Age counts from the pattern's
  * last learn or update (`updated_at`); a time in the future counts as age 0. Weight 0 leaves
  * every score as it was; weight 1 halves a score per half-life of age.

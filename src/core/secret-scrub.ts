@@ -1,6 +1,6 @@
 /**
  * Provider error text can repeat the caller's own key ("Incorrect API key provided: sk-…"),
- * and that text flows into 503 details and log lines (issue 18, 6). scrubSecretText removes
+ * and that text flows into 503 details and log lines. scrubSecretText removes
  * the configured secrets themselves and anything shaped like a key before it goes anywhere.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Work in bounded slices (issue 25 row 3): a recall over thousands of candidates must not hold
+ * Work in bounded slices: a recall over thousands of candidates must not hold
  * the event loop for more than a few milliseconds at a time, so each of its per-candidate
  * stages runs over ranges of candidates and hands the loop back between them. Pure: how the
  * loop is handed back (setImmediate) is the caller's `Pause`, so core stays free of I/O.

@@ -1,7 +1,7 @@
 import type { FeedbackCluster, PatternRecord } from './types.js';
 
 /**
- * Text written before the contract refused NUL (issue 18) can still sit in JSON storage.
+ * Text written before the contract refused NUL can still sit in JSON storage.
  * PostgreSQL text cannot hold U+0000, so copying such data drops the NUL characters; every
  * other character, lone surrogates included (the driver sends them as U+FFFD), passes as is.
  */

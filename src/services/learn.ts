@@ -85,7 +85,7 @@ async function redactInput(
 ): Promise<{ task: string; code: string; output: string | null; run_id: string | null; author: string | null; redacted: boolean }> {
   const given = { task: input.task, code: input.code, output: input.output ?? null, run_id: input.run_id ?? null, author: input.author ?? null };
   if (!deps.config.redaction) return { ...given, redacted: false };
-  // Every free-text field a caller sends is redacted, run_id and author too (issue 18, 11).
+  // Every free-text field a caller sends is redacted, run_id and author too.
   const { fields, counts, redacted } = redactFields(given);
   if (redacted) await auditRedaction(deps, scope, ctx, counts, 'learn');
   return {

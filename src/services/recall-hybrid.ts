@@ -24,7 +24,7 @@ export interface HybridRanking {
  * Hybrid recall (docs/behavior.md "Recall" 2–4). Candidate gathering and re-scoring are kept
  * apart: `gather` asks the storage for the union of vector and keyword candidates, then they
  * are blended and ranked (core/hybrid.ts and core/ranking.ts, in slices of bounded work so the
- * event loop is never held long: issue 25 row 3). Widens both sides while the page is short
+ * event loop is never held long). Widens both sides while the page is short
  * after dedup and either side may have more. `unit` null: keyword side alone.
  */
 export async function hybridRanking(

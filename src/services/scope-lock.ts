@@ -2,7 +2,7 @@ import type { Scope } from '../core/types.js';
 import type { Storage } from '../ports/storage.js';
 
 /**
- * Serialises decisions per scope (issue 18, 4): within this process by a promise chain per
+ * Serialises decisions per scope (docs/behavior.md "Faults"): within this process by a promise chain per
  * scope, across processes by the store's own scope lock when it has one. Learn's
  * "near-identical or new?" check and its write are one decision, so 20 identical learns at
  * once store one pattern, as 20 in a row do.

@@ -13,7 +13,7 @@ export interface Opened<T> {
 
 /**
  * Opens a PostgreSQL-backed object (storage, key store) under SERVICE_DB_WAIT_SECONDS
- * (issue 18, 10): only "cannot connect" (UnavailableError) is waited out; a schema behind the
+ * (docs/behavior.md "Faults"): only "cannot connect" (UnavailableError) is waited out; a schema behind the
  * build or a missing extension still fails startup at once.
  * - waitSeconds null: one try; if the database is down, a stand-in answering 503 is returned
  *   and connecting goes on in the background;

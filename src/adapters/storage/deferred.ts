@@ -2,7 +2,7 @@ import { StorageUnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../ports/observability.js';
 
 /**
- * PostgreSQL down at startup (issue 18, 10). Under an orchestrator that starts the service
+ * PostgreSQL down at startup (docs/behavior.md "Faults"). Under an orchestrator that starts the service
  * before its database, the server starts anyway: until the database answers, every storage
  * (or key store) call fails with UnavailableError (HTTP 503 `{detail}`, deep health `error`),
  * and a background loop keeps connecting; once it succeeds, calls go straight through.

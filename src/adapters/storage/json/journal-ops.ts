@@ -19,7 +19,7 @@ export type JournalOp =
   /** Each run counter raised to at least this value (migrate-data's copy of a source's counters). */
   | { op: 'raise'; m: MetricsCounters }
   | { op: 'roi'; e: RoiEvent }
-  /** (issue 18, 3) Several ops in one line, so they are durable together or not at all (import batches). */
+  /** Several ops in one line, so they are durable together or not at all (import batches). */
   | { op: 'batch'; ops: JournalOp[] };
 
 /** A journal line: the op plus its sequence number within the scope. */

@@ -154,7 +154,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       if (writes.length === 0) return outcome;
       const units = checkedUnits(writes);
       const store = registry.forWrite(scope);
-      // One journal line for the whole batch: durable together or not at all (issue 18, 3).
+      // One journal line for the whole batch: durable together or not at all.
       await store.mutate(() => {
         const ops: JournalOp[] = [];
         const written = new Set<string>();
@@ -188,7 +188,7 @@ export function createPatternRepository(registry: ScopeRegistry): PatternReposit
       if (patterns.length === 0) return;
       const units = checkedUnits(patterns);
       const store = registry.forWrite(scope);
-      // One journal line: each pattern with its evals and skills, durable together (issue 25, 7).
+      // One journal line: each pattern with its evals and skills, durable together.
       await store.mutate(() => {
         const ops: JournalOp[] = [];
         for (const [i, { record, evals, skills }] of patterns.entries()) {

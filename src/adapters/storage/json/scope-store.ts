@@ -194,8 +194,8 @@ export class ScopeStore {
   }
 
   /**
-   * After a failed journal write, memory holds mutations that never became durable (issue 18,
-   * 5): they must not stay visible. Reload snapshot + journal from disk into a fresh state.
+   * After a failed journal write, memory holds mutations that never became durable
+   * (docs/behavior.md "Faults"): they must not stay visible. Reload snapshot + journal from disk into a fresh state.
    * The log has cut itself back to its durable size; if it could not, it is dropped and the
    * next write reopens it (the reopen trims a torn tail).
    */

@@ -95,7 +95,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
     async writeBatch(scope, writes, tenantQuota) {
       const outcome = { written: 0, present: 0 };
       if (writes.length === 0) return outcome;
-      // One transaction: a failure at any row rolls back the whole batch (issue 18, 3).
+      // One transaction: a failure at any row rolls back the whole batch.
       await db.tx('patterns.writeBatch', async (q) => {
         outcome.written = outcome.present = 0;
         await lockTenantQuota(q, scope.tenant_id, tenantQuota, writes.filter((w) => !w.replace).length);
@@ -127,7 +127,7 @@ export function createPatternRepository(db: Db, stats: PlannerStatistics): Patte
 
     async copyIn(scope, patterns) {
       if (patterns.length === 0) return;
-      // One transaction: a copy killed mid-batch leaves none of the batch behind (issue 25, 7).
+      // One transaction: a copy killed mid-batch leaves none of the batch behind.
       await db.tx('patterns.copyIn', async (q) => {
         for (const { record, vector, evals, skills } of patterns) {
           await q.query(INSERT_PATTERN_SQL, insertPatternParams(scope, record, vector));

@@ -13,7 +13,7 @@ interface Waiter {
  * together in the next write, so concurrent writers share one fsync and lines never
  * interleave. A failed write (disk full, I/O error) rejects every queued line and cuts the
  * file back to its last durable size, so the log stays usable and writes resume by themselves
- * once the cause is gone (issue 18, 5). Only if that cut fails too is the tail unknown: the
+ * once the cause is gone. Only if that cut fails too is the tail unknown: the
  * log then refuses further appends (the owner must reopen it, which replays and trims).
  */
 export class AppendLog {
