@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outputNumberReplacer } from '../../src/core/output-numbers.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
 import { startServer, type ServerHandle } from '../support/server.js';
@@ -81,7 +82,9 @@ describe('recall --batch through POST /v1/recall/batch', () => {
       });
       const body = await alone.json() as { detail?: string };
       if (alone.status === 200) {
-        expect(out[i], `line ${i + 1}`).toEqual({ line: i + 1, ...(id === undefined ? {} : { id }), result: body });
+        // The command line prints numbers rounded (docs/behavior.md), the answer itself exact.
+        const printed = JSON.parse(JSON.stringify(body, outputNumberReplacer)) as unknown;
+        expect(out[i], `line ${i + 1}`).toEqual({ line: i + 1, ...(id === undefined ? {} : { id }), result: printed });
       } else {
         expect(out[i], `line ${i + 1}`).toMatchObject({ line: i + 1, error: { status: alone.status, exit_code: 2, message: body.detail } });
       }
