@@ -114,6 +114,9 @@ export type AnalyzeFailuresResponse = z.infer<typeof AnalyzeFailuresResponse>;
 
 // ---------------------------------------------------------------- feedback
 
+/** POST /v1/feedback/decay takes no fields (an empty object or no body). */
+export const FeedbackDecayRequest = z.object({}).strict();
+
 export const FeedbackQuery = z.object({
   task_type: text(200).optional(),
   limit: queryInt(1, 100).default(10),

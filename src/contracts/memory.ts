@@ -191,6 +191,9 @@ export const ExportRecord = z.object({
 });
 export type ExportRecord = z.infer<typeof ExportRecord>;
 
+/** Path parameters of the `/v1/patterns/{key}` routes (the key URL-encoded as one segment, slash as %2F). */
+export const PatternKeyParams = z.object({ key: PatternKey });
+
 export const ExportResponse = z.object({ records: z.array(ExportRecord), count: z.number().int() });
 export type ExportResponse = z.infer<typeof ExportResponse>;
 
