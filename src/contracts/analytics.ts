@@ -59,6 +59,8 @@ export const EventsQuery = z.object({
   /** Unix timestamp in seconds (fractions allowed); events at or after it. */
   since: z.coerce.number().min(0).max(MAX_UNIX_SECONDS).optional(),
 }).strict();
+/** The query as a client sends it (the numbers are coerced from text on the server). */
+export type EventsListQuery = Omit<z.input<typeof EventsQuery>, 'limit' | 'since'> & { limit?: number; since?: number };
 export type EventsQuery = z.input<typeof EventsQuery>;
 export type EventsInput = z.output<typeof EventsQuery>;
 

@@ -122,6 +122,8 @@ export const FeedbackQuery = z.object({
   limit: queryInt(1, 100).default(10),
   offset: queryInt(0, 10_000).default(0),
 }).strict();
+/** The query as a client sends it (the numbers are coerced from text on the server). */
+export type FeedbackListQuery = Omit<z.input<typeof FeedbackQuery>, 'limit' | 'offset'> & { limit?: number; offset?: number };
 export type FeedbackQuery = z.input<typeof FeedbackQuery>;
 export type FeedbackQueryInput = z.output<typeof FeedbackQuery>;
 

@@ -77,6 +77,8 @@ export const RecallQueryString = z.object({
   recency_half_life_days: z.coerce.number().positive().default(30),
   explain: queryBool.optional(),
 }).strict();
+/** The GET form's query as a client sends it: the POST fields but `readonly` (always) and `verify` (never). */
+export type RecallGetQuery = Omit<RecallRequest, 'readonly' | 'verify'>;
 
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
 export type ReuseVerification = z.infer<typeof ReuseVerification>;

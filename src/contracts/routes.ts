@@ -147,7 +147,7 @@ export type SchemasOf<E> = E extends RouteEntry<infer S> ? S : never;
 type Declared<E, K extends 'params' | 'query' | 'body'> = SchemasOf<E> extends { [k in K]: infer T extends z.ZodType } ? T : never;
 
 /** A query value as a client sends it: numbers and booleans are written as text on the wire. */
-type QueryField<V> = unknown extends V ? string | number | boolean | null | undefined
+type QueryField<V> = unknown extends V ? number | string
   : V extends 'true' | 'false' | '1' | '0' ? V | boolean
   : V;
 export type ClientQuery<T> = { [K in keyof T]?: QueryField<T[K]> };
