@@ -1,4 +1,4 @@
-import { ApiError, get } from './api.js';
+import { ApiError, client } from './api.js';
 
 /**
  * What the key in use may do, as far as the console shows it: admin screens appear only when
@@ -15,10 +15,10 @@ export interface Abilities {
 
 export async function probeAbilities(): Promise<Abilities> {
   try {
-    await get('/v1/keys');
+    await client.keys.list();
     return { admin: true, keys: true, keysNote: null };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { admin: true, keys: false, keysNote: err.message };
+    if (err instanceof ApiError && err.status === 404) return { admin: true, keys: false, keysNote: err.detail };
     if (err instanceof ApiError && (err.status === 403 || err.status === 401)) return { admin: false, keys: false, keysNote: null };
     throw err;
   }

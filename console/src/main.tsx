@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { probeAbilities, type Abilities } from './abilities.js';
-import { ApiError, get, session } from './api.js';
+import { ApiError, client, session } from './api.js';
 import { href, useRoute, type Route } from './router.js';
 import { ActivityScreen } from './screens/activity.js';
 import { EvaluationsScreen } from './screens/evaluations.js';
@@ -9,7 +9,6 @@ import { OperationsScreen } from './screens/operations.js';
 import { PatternScreen } from './screens/pattern.js';
 import { PatternsScreen } from './screens/patterns.js';
 import { RecallScreen } from './screens/recall.js';
-import type { HealthResponse } from './types.js';
 import { ErrorBox, Loading } from './ui.js';
 
 const SCREENS = [
@@ -25,7 +24,7 @@ type State = { kind: 'checking' } | { kind: 'key'; error: unknown } | { kind: 'r
 /** Checks the stored key (or none, in dev mode) with two reads, then learns what it may do. */
 async function connect(): Promise<State> {
   try {
-    await get<HealthResponse>('/v1/health');
+    await client.health();
     return { kind: 'ready', can: await probeAbilities() };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return { kind: 'key', error: session.key() ? error : null };

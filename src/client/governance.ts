@@ -49,14 +49,9 @@ export class GovernanceClient {
   /** GET /v1/governance/export, one validated record per line, read as the stream arrives. */
   async *exportNdjson(options: NdjsonExportOptions = {}): AsyncGenerator<NdjsonExportRecord> {
     const { body } = await this.exportNdjsonRaw(options);
-    // node:readline and node:stream are loaded here, not with the client: every CLI call would
-    // pay for them (and a browser has neither).
-    const { createInterface } = await import('node:readline');
-    const { Readable } = await import('node:stream');
-    const lines = createInterface({ input: Readable.from(body), crlfDelay: Infinity });
     try {
       let n = 0;
-      for await (const line of lines) {
+      for await (const line of linesOf(body)) {
         n++;
         if (line.trim() === '') continue;
         const parsed = (await contracts()).NdjsonExportRecord.safeParse(JSON.parse(line));
@@ -64,7 +59,6 @@ export class GovernanceClient {
         yield parsed.data;
       }
     } finally {
-      lines.close();
       body.destroy();
     }
   }
@@ -103,4 +97,21 @@ type DeletionRoute = typeof routes.deleteProject | typeof routes.deleteTenant | 
 /** `?dry_run=true` only when asked, so a real deletion's URL stays the specification's. */
 function dryRunQuery(options: DeletionOptions): Record<string, boolean> | undefined {
   return options.dryRun ? { dry_run: true } : undefined;
+}
+
+/**
+ * The lines of a UTF-8 byte stream as they arrive (a line may span chunks; `\r\n` counts as
+ * one break). Plain TextDecoder rather than node:readline: nothing to load, and it runs in a
+ * browser too.
+ */
+async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of chunks) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+    rest = parts.pop() ?? '';
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+  }
+  rest += decoder.decode();
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }

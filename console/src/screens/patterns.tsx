@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { get, keyPath } from '../api.js';
+import { client, filled } from '../api.js';
 import { href, navigate, type Route } from '../router.js';
-import { CLASSIFICATIONS, SOURCES, type ExportRecord, type PatternList, type PatternSummary, type RecallResponse } from '../types.js';
+import { CLASSIFICATIONS, SOURCES, type ExportRecord, type PatternList, type PatternListQuery, type PatternSummary, type RecallGetQuery } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 
 const FILTERS = ['classification', 'source', 'min_score', 'max_score', 'updated_after', 'updated_before'] as const;
@@ -17,9 +17,10 @@ function filterOf(route: Route): Filter {
 }
 
 /** Date inputs give a day; the API takes a date-time. */
-function apiFilter(filter: Filter): Record<string, string | undefined> {
+function apiFilter(filter: Filter): PatternListQuery {
   const day = (value: string | undefined, end: boolean) => (value ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : undefined);
-  return { ...filter, updated_after: day(filter.updated_after, false), updated_before: day(filter.updated_before, true) };
+  // Text from the URL: the server checks each value (422 naming the field).
+  return filled({ ...filter, updated_after: day(filter.updated_after, false), updated_before: day(filter.updated_before, true) }) as PatternListQuery;
 }
 
 /** Every pattern the filter selects, as full records, one JSON object per line. */
@@ -27,14 +28,14 @@ async function exportNdjson(filter: Filter): Promise<{ lines: string; count: num
   const keys: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: PatternList = await get<PatternList>('/v1/patterns', { ...apiFilter(filter), limit: 100, cursor });
+    const page: PatternList = await client.listPatterns({ ...apiFilter(filter), limit: 100, cursor: cursor ?? undefined });
     keys.push(...page.patterns.map((p) => p.key));
     cursor = page.next_cursor;
   } while (cursor);
   const records: ExportRecord[] = [];
   // Four reads at a time: the export must not crowd out the agents using the server.
   for (let i = 0; i < keys.length; i += 4) {
-    records.push(...(await Promise.all(keys.slice(i, i + 4).map((key) => get<ExportRecord>(`/v1/patterns/${keyPath(key)}`)))));
+    records.push(...(await Promise.all(keys.slice(i, i + 4).map((key) => client.getPattern(key)))));
   }
   return { lines: records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''), count: records.length };
 }
@@ -52,7 +53,7 @@ export function PatternsScreen({ route }: { route: Route }) {
   const filter = filterOf(route);
   const cursor = route.query.get('cursor') ?? undefined;
   const task = route.query.get('q') ?? '';
-  const list = useLoad(() => get<PatternList>('/v1/patterns', { ...apiFilter(filter), limit: 20, cursor }), [route.query.toString()]);
+  const list = useLoad(() => client.listPatterns({ ...apiFilter(filter), limit: 20, cursor }), [route.query.toString()]);
   const exporting = useAction(exportNdjson);
 
   const onFilter = (event: Event) => {
@@ -158,7 +159,7 @@ function PatternTable({ patterns }: { patterns: PatternSummary[] }) {
 function SearchPanel({ task, filter }: { task: string; filter: Filter }) {
   const [text, setText] = useState(task);
   const results = useLoad(
-    () => (task ? get<RecallResponse>('/v1/recall', { task, limit: 10, classification: filter.classification, source: filter.source, min_score: filter.min_score }) : Promise.resolve(null)),
+    () => (task ? client.recallGet({ task, limit: 10, ...(filled({ classification: filter.classification, source: filter.source, min_score: filter.min_score }) as Partial<RecallGetQuery>) }) : Promise.resolve(null)),
     [task, filter.classification, filter.source, filter.min_score],
   );
   return (
