@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { probeAbilities, type Abilities } from './abilities.js';
 import { ApiError, client, session } from './api.js';
 import { href, useRoute, type Route } from './router.js';
+import { ID_CHARS } from '../../src/core/vocabulary.js';
 import { ActivityScreen } from './screens/activity.js';
 import { EvaluationsScreen } from './screens/evaluations.js';
 import { OperationsScreen } from './screens/operations.js';
@@ -104,7 +105,7 @@ function KeyForm({ error, onSaved }: { error: unknown; onSaved: () => void }) {
       </label>
       <label>
         Project (optional, sent as X-Project-Id)
-        <input value={project} onInput={(e) => setProject(e.currentTarget.value)} pattern="[A-Za-z0-9_-]{1,64}" />
+        <input value={project} onInput={(e) => setProject(e.currentTarget.value)} pattern={ID_CHARS} />
       </label>
       <button type="submit">Use this key</button>
     </form>

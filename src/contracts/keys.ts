@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../core/vocabulary.js';
-import { ProjectId, queryBool, text } from './common.js';
+import { DateTime, ProjectId, queryBool, text } from './common.js';
 
 export const Role = z.enum(ROLES);
 export const KeyId = z.uuid('must be an API key id (a UUID)');
@@ -24,7 +24,7 @@ export const CreateKeyRequest = z.object({
     .refine((s) => s.trim().length > 0, 'must not be blank'),
   role: Role.default('editor'),
   max_patterns: z.number().int().min(0).max(1_000_000_000).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
+  expires_at: DateTime.optional(),
   /** (+) Another project of the caller's tenant (owner keys only); created when missing. */
   project_id: ProjectId.optional(),
 }).strict();

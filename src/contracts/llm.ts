@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TASK_CHARS } from '../core/vocabulary.js';
 import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 
 /** Wire schemas of the LLM endpoints (evaluate, compose, evolve) and the feedback store. */
@@ -6,7 +7,7 @@ import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 // ---------------------------------------------------------------- evaluate
 
 export const EvaluateRequest = z.object({
-  task: text(10_000).optional(),
+  task: text(MAX_TASK_CHARS).optional(),
   code: nonBlank(500_000),
   output: text(500_000).optional(),
   num_evals: z.number().int().min(1).max(10).default(3),
@@ -46,7 +47,7 @@ export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 
 // ---------------------------------------------------------------- compose
 
-export const ComposeRequest = z.object({ task: nonBlank(10_000) }).strict();
+export const ComposeRequest = z.object({ task: nonBlank(MAX_TASK_CHARS) }).strict();
 export type ComposeRequest = z.input<typeof ComposeRequest>;
 export type ComposeInput = z.output<typeof ComposeRequest>;
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { Classification, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt, text } from './common.js';
+import { MAX_IMPORT_RECORDS, MAX_TASK_CHARS } from '../core/vocabulary.js';
+import { Classification, DateTime, PatternKey, ReuseTier, Source, nonBlank, queryBool, queryInt, text } from './common.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
 export const LearnRequest = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(MAX_TASK_CHARS),
   code: nonBlank(500_000),
   eval_score: z.number().min(0).max(10),
   output: text(500_000).optional(),
@@ -11,7 +12,7 @@ export const LearnRequest = z.object({
   classification: Classification.default('internal'),
   source: Source.default('api'),
   author: text(200).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
+  expires_at: DateTime.optional(),
   /** (+) Ask the LLM before merging into a near-identical pattern. */
   verify_duplicates: z.boolean().optional(),
 }).strict();
@@ -35,7 +36,7 @@ export const LearnResponse = z.object({
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
 const recallFields = {
-  task: nonBlank(10_000),
+  task: nonBlank(MAX_TASK_CHARS),
   limit: z.number().int().min(1).max(50).default(5),
   offset: z.number().int().min(0).max(10_000).default(0),
   deduplicate: z.boolean().default(true),
@@ -65,7 +66,7 @@ export type RecallInput = Omit<z.output<typeof RecallRequest>, 'readonly'>;
 
 /** GET /v1/recall: same fields from the query string, always read-only. */
 export const RecallQueryString = z.object({
-  task: nonBlank(10_000),
+  task: nonBlank(MAX_TASK_CHARS),
   limit: queryInt(1, 50).default(5),
   offset: queryInt(0, 10_000).default(0),
   deduplicate: queryBool.default(true),
@@ -202,7 +203,7 @@ export type ExportResponse = z.infer<typeof ExportResponse>;
 /** Import accepts the export shape; fields other than task/code/eval_score are optional. */
 export const ImportRecord = z.object({
   key: PatternKey.optional(),
-  task: nonBlank(10_000),
+  task: nonBlank(MAX_TASK_CHARS),
   code: nonBlank(500_000),
   output: text(500_000).nullable().optional(),
   eval_score: z.number().min(0).max(10),
@@ -212,10 +213,10 @@ export const ImportRecord = z.object({
   classification: Classification.optional(),
   source: Source.optional(),
   author: text(200).nullable().optional(),
-  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  expires_at: DateTime.nullable().optional(),
   redacted: z.boolean().optional(),
-  created_at: z.iso.datetime({ offset: true }).optional(),
-  updated_at: z.iso.datetime({ offset: true }).optional(),
+  created_at: DateTime.optional(),
+  updated_at: DateTime.optional(),
 });
 export type ImportRecord = z.input<typeof ImportRecord>;
 /** A flat import record after parsing. */
@@ -226,7 +227,7 @@ export const AnyImportRecord = anyImportRecord(ImportRecord);
 export type AnyImportRecord = ImportRecord | ReferenceRecordV1 | { version: unknown; key?: unknown };
 
 export const ImportRequest = z.object({
-  records: z.array(AnyImportRecord).max(10_000, 'at most 10,000 records per request'),
+  records: z.array(AnyImportRecord).max(MAX_IMPORT_RECORDS, `at most ${MAX_IMPORT_RECORDS.toLocaleString('en-US')} records per request`),
   overwrite: z.boolean().default(false),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;

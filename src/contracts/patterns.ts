@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { Classification, queryInt, Source } from './common.js';
+import { Classification, DateTime, queryInt, Source } from './common.js';
 
-/** A point in time as the query string carries it (ISO 8601 with a time zone). */
-const DateTime = z.string().datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
 const score = z.coerce.number().min(0).max(10);
 
 /** (+) GET /v1/patterns: one page of the scope's patterns, newest `updated_at` first. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TASK_CHARS } from '../core/vocabulary.js';
 import { Classification, Source, nonBlank } from './common.js';
 
 /** The wire's rule for telling the forms apart: a record with a `version` key is the reference's. */
@@ -16,7 +17,7 @@ export const ReferenceRecordV1 = z.object({
   version: z.literal(1),
   key: z.string().max(200),
   data: z.object({
-    task: nonBlank(10_000),
+    task: nonBlank(MAX_TASK_CHARS),
     design: z.object({
       code: nonBlank(500_000),
       output: z.string().max(500_000).nullable().optional(),

@@ -1,4 +1,4 @@
-import { CLASSIFICATIONS, ROLES, SOURCES } from './vocabulary.js';
+import { CLASSIFICATIONS, ID_RULE, PATTERN_KEY, PATTERN_KEY_PREFIX, ROLES, SOURCES } from './vocabulary.js';
 
 /**
  * Glossary (the words every layer uses):
@@ -74,8 +74,20 @@ export interface PatternRecord {
   last_aged_at: string | null;
 }
 
+/** The key of a pattern id (`patterns/<id>`). */
 export function patternKey(id: string): string {
-  return `patterns/${id}`;
+  return `${PATTERN_KEY_PREFIX}${id}`;
+}
+
+/** `patterns/<id>` → id; null when the key is not a well-formed pattern key. */
+export function idFromPatternKey(key: string): string | null {
+  return PATTERN_KEY.exec(key)?.[1] ?? null;
+}
+
+/** Why a key cannot address a pattern, or null when it can. */
+export function patternKeyProblem(key: string): string | null {
+  if (!key.startsWith(PATTERN_KEY_PREFIX)) return `key outside ${PATTERN_KEY_PREFIX}`;
+  return idFromPatternKey(key) === null ? `key id must be ${ID_RULE}` : null;
 }
 
 export interface PatternFilter {

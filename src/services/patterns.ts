@@ -1,8 +1,8 @@
 import { NotFoundError, ValidationError } from '../core/errors.js';
-import { patternKey, type PatternCursor, type Scope } from '../core/types.js';
+import { ID } from '../core/vocabulary.js';
+import { idFromPatternKey, patternKey, type PatternCursor, type Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
-import { idFromPatternKey } from './ids.js';
 import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord, PatternHistoryResponse } from '../contracts/memory.js';
 import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
@@ -77,7 +77,7 @@ function encodeCursor(cursor: PatternCursor): string {
 function decodeCursor(cursor: string): PatternCursor {
   try {
     const [updated_at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof updated_at === 'string' && !Number.isNaN(Date.parse(updated_at)) && typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+    if (typeof updated_at === 'string' && !Number.isNaN(Date.parse(updated_at)) && typeof id === 'string' && ID.test(id)) {
       return { updated_at, id };
     }
   } catch {
