@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLLUP_WINDOWS } from '../core/vocabulary.js';
-import { ReuseTier, queryInt } from './common.js';
+import { MAX_UNIX_SECONDS, ReuseTier, queryInt } from './common.js';
 
 /** Wire schemas of docs/behavior.md "Analytics": rollup compute/read and raw ROI events. */
 
@@ -51,8 +51,6 @@ export const RollupResponse = z.object({
 });
 export type RollupResponse = z.infer<typeof RollupResponse>;
 
-/** Latest instant whose ISO-8601 form has a four-digit year (9999-12-31T23:59:59Z). */
-const MAX_UNIX_SECONDS = 253_402_300_799;
 
 export const EventsQuery = z.object({
   limit: queryInt(1, 1000).default(100),

@@ -34,6 +34,9 @@ export const PatternKey = z.string().regex(PATTERN_KEY, `must look like ${PATTER
 
 export const ProjectId = z.string().regex(ID, `project ids are ${ID_RULE}`);
 
+/** Latest instant whose ISO-8601 form has a four-digit year (9999-12-31T23:59:59Z), in Unix seconds. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
 /** A point in time: ISO 8601 with a time zone (`Z` or an offset). */
 export const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
 
