@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 import { CLASSIFICATIONS, ID_RULE, PATTERN_KEY, PATTERN_KEY_PREFIX, ROLES, SOURCES } from './vocabulary.js';
 
 /**
@@ -82,6 +83,39 @@ export function patternKey(id: string): string {
 /** `patterns/<id>` → id; null when the key is not a well-formed pattern key. */
 export function idFromPatternKey(key: string): string | null {
   return PATTERN_KEY.exec(key)?.[1] ?? null;
+}
+
+/** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
+export function parsePatternKey(key: string, path = 'key'): string {
+  const id = idFromPatternKey(key);
+  if (id === null) throw new ValidationError('invalid pattern key', [{ path, message: `must look like ${PATTERN_KEY_PREFIX}<id> (id: ${ID_RULE})` }]);
+  return id;
+}
+
+/** The fields of a pattern an export record carries, with its key for its id (the wire's ExportRecord). */
+export type ExportedPattern = Pick<PatternRecord,
+  'task' | 'code' | 'output' | 'eval_score' | 'success_score' | 'reuse_count' | 'run_id' | 'classification' | 'source' | 'author' |
+  'expires_at' | 'redacted' | 'created_at' | 'updated_at'> & { key: string };
+
+/** A stored pattern as an export record (export, NDJSON export, GET /v1/patterns/{key}). */
+export function toExportRecord(p: PatternRecord): ExportedPattern {
+  return {
+    key: patternKey(p.id),
+    task: p.task,
+    code: p.code,
+    output: p.output,
+    eval_score: p.eval_score,
+    success_score: p.success_score,
+    reuse_count: p.reuse_count,
+    run_id: p.run_id,
+    classification: p.classification,
+    source: p.source,
+    author: p.author,
+    expires_at: p.expires_at,
+    redacted: p.redacted,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  };
 }
 
 /** Why a key cannot address a pattern, or null when it can. */

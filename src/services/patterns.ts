@@ -1,25 +1,13 @@
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { ID } from '../core/vocabulary.js';
-import { idFromPatternKey, patternKey, type PatternCursor, type Scope } from '../core/types.js';
+import { parsePatternKey, patternKey, toExportRecord, type PatternCursor, type Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
-import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord, PatternHistoryResponse } from '../contracts/memory.js';
 import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
 
 /** How many eval observations the history shows (the ranking reads the same recent ones). */
 export const HISTORY_EVALS = 20;
-
-/** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
-export function parsePatternKey(key: string, path = 'key'): string {
-  const id = idFromPatternKey(key);
-  if (id === null) {
-    throw new ValidationError('invalid pattern key', [
-      { path, message: 'must look like patterns/<id> (id: lower-case letters and digits)' },
-    ]);
-  }
-  return id;
-}
 
 /** (+) One pattern in the export record shape (GET /v1/patterns/{key}, `service patterns get`). */
 export async function getPattern(deps: ServiceDeps, scope: Scope, key: string): Promise<ExportRecord> {
