@@ -20,7 +20,7 @@ export type { HealthResponse, DeepHealthResponse } from '../../src/contracts/hea
 export type { JobRecord, JobListResponse, JobStatus } from '../../src/contracts/jobs.js';
 export type { CreateKeyRequest } from '../../src/contracts/keys.js';
 // The closed word lists, from the one place core and the contracts take them.
-export { CLASSIFICATIONS, JOB_STATUSES, ROLLUP_WINDOWS, SOURCES } from '../../src/core/vocabulary.js';
+export { CLASSIFICATIONS, JOB_STATUSES, ROLES, ROLLUP_WINDOWS, SOURCES } from '../../src/core/vocabulary.js';
 
 // The recall shapes (`score`, `explain`, `tier_policy`) and the pattern list, from the contracts too.
 export type { RecallExplain as Explain, TierPolicy, RecallMatch, RecallResponse, RecallGetQuery } from '../../src/contracts/memory.js';

@@ -9,6 +9,14 @@ import type { z } from 'zod';
  * picks them from it. The client loads that one module when it first checks an answer (so the
  * CLI's start-up never loads zod); the server has every module loaded anyway
  * (server/route-schemas.ts).
+ *
+ * Adding an endpoint: its request and response schemas in the area's contract module
+ * (src/contracts/<area>.ts); one entry here (method, path, module, schemas); the service
+ * function (src/services/); `defineRoute(app, routes.<name>, { permission, tag, summary,
+ * handler })` in server/routes/<area>.ts; storage where it has one (port, JSON and PostgreSQL);
+ * a one-line client method over `call` (src/client/); tests; docs/behavior.md. The OpenAPI
+ * document, the permission matrix, the client's exported types and the console's calls follow
+ * from these; no path is written anywhere else (test/unit/route-paths.test.ts).
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

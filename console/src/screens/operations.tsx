@@ -3,6 +3,7 @@ import { client, filled } from '../api.js';
 import type { Abilities } from '../abilities.js';
 import {
   JOB_STATUSES,
+  ROLES,
   type CreateKeyRequest,
   type IssuedKey,
   type JobRecord,
@@ -143,7 +144,7 @@ function Keys({ can }: { can: Abilities }) {
             <label>
               Role
               <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-                {['reader', 'editor', 'admin', 'owner'].map((r) => <option key={r} value={r}>{r}</option>)}
+                {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
               </select>
             </label>
             <button type="submit" disabled={create.busy}>Create key</button>
