@@ -14,9 +14,8 @@ import { sendSplittingTooLarge } from './import-chunks.js';
 import { JobsClient } from './jobs.js';
 import { KeysClient } from './keys.js';
 import { LlmClient } from './llm.js';
-import { jobAccepted, responseOf } from './route-schemas.js';
 import type { z } from 'zod';
-import type { HttpMethod, RequestOptions, RequestTransport, StreamedResponse, StreamOptions } from './wire.js';
+import type { HttpMethod, RequestOptions, RequestTransport, SchemaLoader, StreamedResponse, StreamOptions } from './wire.js';
 
 /** The area clients, each made on first use. */
 interface Areas {
@@ -67,7 +66,8 @@ const RECALL_SHAPE = ['matches', 'has_more', 'next_offset'];
 export class ApiClient {
   private areas: Partial<Areas> = {};
 
-  constructor(protected readonly transport: RequestTransport) {}
+  /** `schemas`: the contracts answers are checked with (route-schemas.ts CONTRACTS), or UNCHECKED. */
+  constructor(protected readonly transport: RequestTransport, readonly schemas: SchemaLoader) {}
 
   /**
    * Calls a route of the table with its params, query and body; the answer is checked with the
@@ -77,7 +77,7 @@ export class ApiClient {
   call<E extends RouteEntry>(entry: E, ...[input, options]: CallArgs<E>): Promise<CallOutput<E>> {
     const sent = (input ?? {}) as SentInput;
     return this.transport.request(entry.method, pathOf(entry, sent.params), {
-      body: sent.body, query: sent.query, ...options, schema: responseOf(entry),
+      body: sent.body, query: sent.query, ...options, schema: this.schemas.response(entry),
     }) as Promise<CallOutput<E>>;
   }
 
@@ -88,8 +88,8 @@ export class ApiClient {
   callAsync<E extends RouteEntry>(entry: E, ...[input, options]: CallArgs<E>): Promise<JobAccepted> {
     const sent = (input ?? {}) as SentInput;
     return this.transport.request(entry.method, pathOf(entry, sent.params), {
-      body: sent.body, query: sent.query, ...options, headers: { ...options?.headers, prefer: 'respond-async' }, schema: jobAccepted,
-    });
+      body: sent.body, query: sent.query, ...options, headers: { ...options?.headers, prefer: 'respond-async' }, schema: () => this.schemas.jobAccepted(),
+    }) as Promise<JobAccepted>;
   }
 
   /**

@@ -4,7 +4,7 @@ import type { RetentionApplyResponse } from '../contracts/governance.js';
 import type { ComposeResponse, EvaluateResponse, EvolveResponse, FeedbackDecayResponse } from '../contracts/llm.js';
 import type { AgingResponse, ImportResponse } from '../contracts/memory.js';
 import { routes, type RouteEntry } from '../contracts/routes.js';
-import { responseOf } from './route-schemas.js';
+import type { SchemaLoader } from './wire.js';
 
 /**
  * The routes that accept `Prefer: respond-async`, by operation name (docs/behavior.md "Asynchronous execution").
@@ -39,6 +39,6 @@ export interface AsyncResults {
 export type AsyncResult<O extends AsyncOperation> = AsyncResults[O];
 
 /** The contract a result is checked with: the operation's response schema, loaded on first use. */
-export function resultContract<O extends AsyncOperation>(operation: O): () => Promise<z.ZodType<AsyncResults[O]>> {
-  return responseOf(ASYNC_ROUTES[operation]) as () => Promise<z.ZodType<AsyncResults[O]>>;
+export function resultContract<O extends AsyncOperation>(schemas: SchemaLoader, operation: O): () => Promise<z.ZodType<AsyncResults[O]>> {
+  return schemas.response(ASYNC_ROUTES[operation]) as () => Promise<z.ZodType<AsyncResults[O]>>;
 }

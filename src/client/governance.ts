@@ -8,9 +8,6 @@ import { RetentionClient } from './governance-retention.js';
 import { routes, type CallInput } from '../contracts/routes.js';
 import type { ApiClient } from './api-client.js';
 
-// The NDJSON record contract (and zod) loads when the first line is checked, not with the client.
-const contracts = () => import('../contracts/governance.js');
-
 export interface DeletionOptions {
   /** Send `Prefer: respond-async`: the answer is a job to poll instead of the result. */
   async?: boolean;
@@ -54,7 +51,7 @@ export class GovernanceClient {
       for await (const line of linesOf(body)) {
         n++;
         if (line.trim() === '') continue;
-        const parsed = (await contracts()).NdjsonExportRecord.safeParse(JSON.parse(line));
+        const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(JSON.parse(line)) as { success: boolean; data: NdjsonExportRecord };
         if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;
       }

@@ -15,6 +15,9 @@ export { ServiceClient, type ServiceClientOptions } from './service-client.js';
 export { ApiClient, type CallOptions, type ImportAllOptions } from './api-client.js';
 export { MAX_IMPORT_RECORDS } from './import-chunks.js';
 export { HttpTransport, type RetryPolicy, type RetryWait, type TransportOptions } from './transport.js';
+// ApiClient over fetch (browsers, other runtimes); UNCHECKED takes answers as sent.
+export { FetchTransport, type FetchTransportOptions } from './fetch-transport.js';
+export { UNCHECKED, type SchemaLoader } from './wire.js';
 export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, SchemaSource, StreamedResponse, StreamOptions } from './wire.js';
 // For a RequestTransport of one's own (the server's in-process MCP transport is one).
 export { parseBody, queryString } from './wire.js';

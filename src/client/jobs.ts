@@ -70,7 +70,7 @@ export class JobsClient {
 
   /** The result of a finished job of `operation`; JobFailedError when it failed or was cancelled. */
   result<O extends AsyncOperation>(operation: O, job: JobRecord): Promise<AsyncResult<O>> {
-    return resultOf(job, resultContract(operation));
+    return resultOf(job, resultContract(this.client.schemas, operation));
   }
 
   /**

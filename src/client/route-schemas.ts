@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ContractModules, RouteEntry, SchemasOf } from '../contracts/routes.js';
+import type { SchemaLoader } from './wire.js';
 
 /**
  * The contract modules of the route table, each loaded on first use: a process that never
@@ -33,5 +34,9 @@ export function responseOf(entry: RouteEntry): () => Promise<z.ZodType> {
   };
 }
 
-/** The 202 answer of a call with `Prefer: respond-async`. @internal */
-export const jobAccepted = async () => (await LOADERS.jobs()).JobAccepted;
+/** The zod contracts, each module loaded when an answer first needs it (ServiceClient's checks). @internal */
+export const CONTRACTS: SchemaLoader = {
+  response: responseOf,
+  jobAccepted: async () => (await LOADERS.jobs()).JobAccepted,
+  ndjsonExportRecord: async () => (await LOADERS.governance()).NdjsonExportRecord,
+};

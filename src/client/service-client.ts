@@ -1,4 +1,5 @@
 import { ApiClient } from './api-client.js';
+import { CONTRACTS } from './route-schemas.js';
 import { HttpTransport, type RetryPolicy } from './transport.js';
 import type { RequestTransport } from './wire.js';
 
@@ -36,7 +37,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export class ServiceClient extends ApiClient {
   constructor(options: ServiceClientOptions) {
-    super(options.transport ?? httpTransport(options));
+    super(options.transport ?? httpTransport(options), CONTRACTS);
   }
 
   /** The normalised base URL requests go to. */

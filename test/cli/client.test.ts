@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, InvalidUrlError, ProtocolError, ServiceClient, TransportError } from '../../src/client/index.js';
-import { ApiClient, FetchTransport } from '../../src/client/browser.js';
+import { ApiClient, FetchTransport, UNCHECKED } from '../../src/client/browser.js';
 
 /**
  * The client against a scripted loopback HTTP server: what goes on the wire (headers, paths,
@@ -77,7 +77,7 @@ describe('ServiceClient on the wire', () => {
 
   it('calls the same table over fetch (the console\'s transport): headers read per request, errors as ApiError', async () => {
     let key = 'k-1';
-    const client = new ApiClient(new FetchTransport({ url: base, headers: () => ({ authorization: `Bearer ${key}` }) }));
+    const client = new ApiClient(new FetchTransport({ url: base, headers: () => ({ authorization: `Bearer ${key}` }) }), UNCHECKED);
     reply = (_s, res) => json(res, 200, { job_id: 'j/1', operation: 'aging', status: 'pending', created_at: 'x', started_at: null, completed_at: null, attempts: 0, result: null, error: null });
     await client.jobs.cancel('j/1');
     key = 'k-2';
