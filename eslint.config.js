@@ -27,14 +27,16 @@ export default tseslint.config(
     },
   },
   { files: ['bin/**', 'commands/main.ts', 'scripts/**', 'test/**'], rules: { 'no-restricted-properties': 'off' } },
-  // The web console runs in the browser and reaches the server only through the REST API: it may
-  // import preact, its own files, and types (only types) of the API's contracts.
+  // The web console runs in the browser and reaches the server only through the REST API, with
+  // the service's own client: it may import preact, its own files, the client's browser entry
+  // (src/client/browser.ts, which checks answers with the contracts), the closed word lists
+  // (src/core/vocabulary.ts) and types (only types) of the API's contracts.
   {
     files: ['console/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { regex: '^\\.\\./\\.\\./(?!src/contracts/)', message: 'the console talks to the server over HTTP only: import nothing from the server side' },
+          { regex: '^\\.\\./\\.\\./(?!src/contracts/|src/client/browser\\.js$|src/core/vocabulary\\.js$)', message: 'the console talks to the server over HTTP only, through src/client/browser.js: import nothing else from the server side' },
           { regex: '^\\.\\./\\.\\./src/contracts/', allowTypeImports: true, message: 'the console may import only types from src/contracts (use import type)' },
           { regex: '^(?!preact(/|$)|\\.)', message: 'the console bundles preact only: add a dependency deliberately (it counts against the 250 kB budget)' },
         ],

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AnyImportRecord } from '../src/contracts/memory.js';
 import type { AnyImportRecord as AnyImportRecordInput, ImportResponse } from '../src/client/index.js';
+import { MAX_IMPORT_RECORDS } from '../src/core/vocabulary.js';
 import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
 import { UsageError } from './shared/exit-codes.js';
@@ -16,7 +17,7 @@ const MAX_REPORTED_PROBLEMS = 5;
 export function register(program: Command): void {
   const cmd = program
     .command('import')
-    .description('import patterns from an export ({records: [...]}, a bare array, or NDJSON: one record a line), in chunks of 10,000; '
+    .description(`import patterns from an export ({records: [...]}, a bare array, or NDJSON: one record a line), in chunks of ${MAX_IMPORT_RECORDS.toLocaleString('en-US')}; `
       + "records may be ours or the reference system's ({version: 1, key, data})")
     .argument('<file>', 'the JSON or NDJSON file, or - for stdin')
     .option('--overwrite', 'replace patterns whose key already exists (default: skip them)');

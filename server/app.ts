@@ -33,7 +33,7 @@ import { recallBatchRoute } from './routes/recall-batch.js';
 import { readVersionInfo } from './version.js';
 import { routableUrl } from './reference-paths.js';
 import { decodeUtf8Body } from './utf8-body.js';
-import { TASK_MAX_CHARS } from '../src/contracts/memory.js';
+import { MAX_TASK_CHARS } from '../src/core/vocabulary.js';
 
 export interface BuildServerOptions {
   /** Replaces the authenticator of the configured mode (DB keys and OIDC plug in here). */
@@ -48,7 +48,7 @@ export interface BuildServerOptions {
  * task takes up to 9 bytes of URL (a 3-byte character; a 4-byte one is two units in 12 bytes).
  * Node's own 16 KiB stays the room for everything else (other fields, auth, proxies' headers).
  */
-const MAX_HEADER_BYTES = TASK_MAX_CHARS * 9 + 16 * 1024;
+const MAX_HEADER_BYTES = MAX_TASK_CHARS * 9 + 16 * 1024;
 
 /**
  * The HTTP server around a composed App. Never listens: `service serve` does, tests inject.

@@ -2,14 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z, ZodType } from 'zod';
 import { JobAccepted } from '../src/contracts/jobs.js';
 import type { Permission } from '../src/core/permissions.js';
+import type { HttpMethod, RouteEntry, SchemasOf } from '../src/contracts/routes.js';
 import type { RateClass } from './context.js';
 import { parseWith } from './http.js';
+import { schemasNow } from './route-schemas.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod };
 
 /**
- * Everything a route declares, in one place: who may call it, what it takes and answers (zod
- * contracts), and what the OpenAPI document says of it. The route registry keeps it, so the
+ * Everything a route declares: its table entry (method, path, schemas: src/contracts/routes.ts)
+ * and what the server adds (who may call it, what the OpenAPI document says of it). The route registry keeps it, so the
  * OpenAPI document (server/openapi/document.ts), the tests' response check and the
  * permission-matrix / tenant-isolation / bad-input tests read it from the running server.
  */
@@ -58,12 +60,14 @@ export interface RouteInput<P, Q, B> {
   body: Parsed<B>;
 }
 
-export interface RouteDefinition<P, Q, B> extends RouteContract {
-  params?: P & ZodType;
-  query?: Q & ZodType;
-  body?: B & ZodType;
-  handler(input: RouteInput<P, Q, B>, request: FastifyRequest, reply: FastifyReply): unknown;
-}
+type Field<E, K extends 'params' | 'query' | 'body'> = SchemasOf<E> extends { [k in K]: infer T } ? T : undefined;
+/** The handler's input for a route table entry. */
+export type EntryInput<E> = RouteInput<Field<E, 'params'>, Field<E, 'query'>, Field<E, 'body'>>;
+
+/** What a route adds to its table entry: who may call it, how it is documented, and its handler. */
+export type RouteDefinition<E extends RouteEntry> = Omit<RouteContract, 'method' | 'url' | 'params' | 'query' | 'body' | 'response'> & {
+  handler(input: EntryInput<E>, request: FastifyRequest, reply: FastifyReply): unknown;
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -85,13 +89,15 @@ export class ResponseDriftError extends Error {
 }
 
 /**
- * Registers a route from its one declaration: parses params, query and body with the declared
- * schemas (in that order; 422 naming the field), runs the handler, and checks the answer
- * against the declared response schema before it is sent. The body sent is the handler's
- * value as it is (nothing is dropped or reordered); one that breaks its contract becomes a 500.
+ * Registers a route of the table (src/contracts/routes.ts) with what the server adds to it:
+ * parses params, query and body with the entry's schemas (in that order; 422 naming the field),
+ * runs the handler, and checks the answer against the entry's response schema before it is
+ * sent. The body sent is the handler's value as it is (nothing is dropped or reordered); one
+ * that breaks its contract becomes a 500.
  */
-export function defineRoute<P = undefined, Q = undefined, B = undefined>(app: FastifyInstance, definition: RouteDefinition<P, Q, B>): void {
-  const { handler, ...contract } = definition;
+export function defineRoute<E extends RouteEntry>(app: FastifyInstance, entry: E, definition: RouteDefinition<E>): void {
+  const { handler, ...rest } = definition;
+  const contract: RouteContract = { method: entry.method, url: entry.path, ...schemasNow(entry), ...rest };
   const config = { contract, ...(contract.permission ? { permission: contract.permission } : {}), ...(contract.public ? { public: true } : {}), ...(contract.rateClass ? { rateClass: contract.rateClass } : {}) };
   app.route({
     method: contract.method,
@@ -100,7 +106,7 @@ export function defineRoute<P = undefined, Q = undefined, B = undefined>(app: Fa
     handler: async (request, reply) => {
       const input = contract.input === 'manual' ? { params: undefined, query: undefined, body: undefined } : parseInput(contract, request);
       if (contract.status) reply.status(contract.status);
-      const result = await handler(input as RouteInput<P, Q, B>, request, reply);
+      const result = await handler(input as EntryInput<E>, request, reply);
       if (reply.sent || 'text' in contract.response) return result;
       return checked(contract, request, reply, result);
     },

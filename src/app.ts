@@ -346,8 +346,13 @@ export function saveModelReuseTiers(folder: string, tiers: TierThresholds): Prom
 }
 
 /** The schema migration runner, loaded on use so other commands never load the PostgreSQL driver. */
-export function schemaMigrations(): Promise<typeof import('./adapters/migrations/index.js')> {
-  return import('./adapters/migrations/index.js');
+export async function schemaMigrations(): Promise<typeof import('./adapters/migrations/index.js') & {
+  openMaintenancePool: typeof import('./adapters/storage/postgres/maintenance-pool.js').openMaintenancePool;
+}> {
+  const [migrations, { openMaintenancePool }] = await Promise.all([
+    import('./adapters/migrations/index.js'), import('./adapters/storage/postgres/maintenance-pool.js'),
+  ]);
+  return { ...migrations, openMaintenancePool };
 }
 
 export interface DataMigrationHooks {

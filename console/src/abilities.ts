@@ -1,5 +1,5 @@
-import { ApiError, get } from './api.js';
-import { CLASSIFICATIONS, type AccessResponse } from './types.js';
+import { ApiError, client } from './api.js';
+import type { CLASSIFICATIONS } from './types.js';
 
 /**
  * What the key in use may do, as far as the console shows it: the server's own answer for this
@@ -26,17 +26,17 @@ export const allows = (can: Abilities, permission: string): boolean => can.permi
 async function probeKeys(mayList: boolean): Promise<Pick<Abilities, 'admin' | 'keys' | 'keysNote'>> {
   if (!mayList) return { admin: false, keys: false, keysNote: null };
   try {
-    await get('/v1/keys');
+    await client.keys.list();
     return { admin: true, keys: true, keysNote: null };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { admin: true, keys: false, keysNote: err.message };
+    if (err instanceof ApiError && err.status === 404) return { admin: true, keys: false, keysNote: err.detail };
     if (err instanceof ApiError && (err.status === 403 || err.status === 401)) return { admin: false, keys: false, keysNote: null };
     throw err;
   }
 }
 
 export async function probeAbilities(): Promise<Abilities> {
-  const access = await get<AccessResponse>('/v1/access');
+  const access = await client.keys.access();
   const permissions = new Set(access.permissions);
   return { ...(await probeKeys(permissions.has('keys:list'))), permissions, classifications: access.classifications };
 }

@@ -1,15 +1,15 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { probeAbilities, type Abilities } from './abilities.js';
-import { ApiError, get, session } from './api.js';
+import { ApiError, client, session } from './api.js';
 import { href, useRoute, type Route } from './router.js';
+import { ID_CHARS } from '../../src/core/vocabulary.js';
 import { ActivityScreen } from './screens/activity.js';
 import { EvaluationsScreen } from './screens/evaluations.js';
 import { OperationsScreen } from './screens/operations.js';
 import { PatternScreen } from './screens/pattern.js';
 import { PatternsScreen } from './screens/patterns.js';
 import { RecallScreen } from './screens/recall.js';
-import type { HealthResponse } from './types.js';
 import { ErrorBox, Loading } from './ui.js';
 
 const SCREENS = [
@@ -25,7 +25,7 @@ type State = { kind: 'checking' } | { kind: 'key'; error: unknown } | { kind: 'r
 /** Checks the stored key (or none, in dev mode) with two reads, then learns what it may do. */
 async function connect(): Promise<State> {
   try {
-    await get<HealthResponse>('/v1/health');
+    await client.health();
     return { kind: 'ready', can: await probeAbilities() };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return { kind: 'key', error: session.key() ? error : null };
@@ -105,7 +105,7 @@ function KeyForm({ error, onSaved }: { error: unknown; onSaved: () => void }) {
       </label>
       <label>
         Project (optional, sent as X-Project-Id)
-        <input value={project} onInput={(e) => setProject(e.currentTarget.value)} pattern="[A-Za-z0-9_-]{1,64}" />
+        <input value={project} onInput={(e) => setProject(e.currentTarget.value)} pattern={ID_CHARS} />
       </label>
       <button type="submit">Use this key</button>
     </form>

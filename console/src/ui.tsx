@@ -11,10 +11,9 @@ export function ErrorBox({ error }: { error: unknown }) {
       {api ? (
         <>
           <strong>
-            {api.status ? `${api.status} ` : ''}
-            <code>{api.code}</code>
+            {api.status} <code>{api.code ?? `http_${api.status}`}</code>
           </strong>{' '}
-          {api.message}
+          {api.detail}
         </>
       ) : (
         String((error as Error)?.message ?? error)

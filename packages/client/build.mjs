@@ -51,7 +51,9 @@ async function bundle() {
 /** Emits the declarations of src/client; returns the program (its checker expands types). */
 function emitDeclarations() {
   const program = ts.createProgram([join(clientSrc, 'index.ts'), join(clientSrc, 'undici-internals.d.ts')], {
-    ...compilerOptions, declaration: true, emitDeclarationOnly: true, outDir: join(tmp, 'types'), rootDir: root,
+    // stripInternal: the route-table plumbing (ApiClient.call and its kin, @internal) names
+    // generic zod types the package's declarations cannot carry; the typed methods are the API.
+    ...compilerOptions, declaration: true, emitDeclarationOnly: true, stripInternal: true, outDir: join(tmp, 'types'), rootDir: root,
   });
   const result = program.emit();
   const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
@@ -65,11 +67,19 @@ const OUTSIDE = /(['"])\.\.\/(contracts|core)\/([\w-]+)\.js\1/g;
  * Moves the client's declarations to the top of the package and points their imports of
  * ../contracts and ../core at ./contracts.js; returns the names they import from there.
  */
-function rewriteClientDeclarations() {
+function rewriteClientDeclarations(program) {
   const wanted = new Map(); // name -> module file (src/contracts/x.ts)
+  const checker = program.getTypeChecker();
   const dir = join(tmp, 'types', 'src', 'client');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.d.ts'))) {
     let text = readFileSync(join(dir, file), 'utf8');
+    // export type * from '../contracts/x.js': every type the module exports, by name.
+    text = text.replace(/export type \* from (['"])\.\.\/(contracts|core)\/([\w-]+)\.js\1;/g, (_m, q, area, mod) => {
+      const source = join(root, 'src', area, `${mod}.ts`);
+      const names = typeExportsOf(program, checker, source);
+      for (const name of names) noteWanted(wanted, name, source);
+      return `export type { ${names.join(', ')} } from ${q}./contracts.js${q};`;
+    });
     // import type { A, B as C } from '../contracts/x.js' (and export … from)
     text = text.replace(/(import|export)( type)? \{([^}]*)\} from (['"])\.\.\/(contracts|core)\/([\w-]+)\.js\4/g, (_m, kw, type, names, q, area, mod) => {
       for (const part of names.split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -89,6 +99,15 @@ function rewriteClientDeclarations() {
   }
   // The ambient declarations of undici internals are only needed to compile src/client.
   return wanted;
+}
+
+/** The names a module exports that are types (type aliases and interfaces; zod schemas' values are left out). */
+function typeExportsOf(program, checker, file) {
+  const source = program.getSourceFile(file) ?? fail(`${relative(root, file)} is not part of the client's program`);
+  return checker.getExportsOfModule(checker.getSymbolAtLocation(source))
+    .filter((s) => ((s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s).flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface)) !== 0)
+    .map((s) => s.name)
+    .sort();
 }
 
 function noteWanted(wanted, name, file) {
@@ -173,7 +192,7 @@ mkdirSync(tmp, { recursive: true });
 try {
   await bundle();
   const program = emitDeclarations();
-  writeContracts(program, rewriteClientDeclarations());
+  writeContracts(program, rewriteClientDeclarations(program));
   writeFileSync(join(tmp, 'zod.d.ts'), ZOD_TYPES);
   rmSync(join(tmp, 'types'), { recursive: true, force: true });
   checkDeclarations();

@@ -4,12 +4,11 @@ import type { Config } from '../../src/config/index.js';
 import { ForbiddenError, UnauthenticatedError } from '../../src/core/errors.js';
 import { roleAtLeast } from '../../src/core/permissions.js';
 import { ROLES, type Role } from '../../src/core/types.js';
+import { ID, ID_RULE } from '../../src/core/vocabulary.js';
 import type { Principal } from '../context.js';
 import type { AuthRequest, Authenticator } from './authenticator.js';
 import { bearerToken } from './secrets.js';
 import type { Clock } from '../../src/ports/clock.js';
-
-const SCOPE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * A claim by name: the exact name first (providers namespace claims as URLs, which contain
@@ -71,12 +70,12 @@ export class OidcAuthenticator implements Authenticator {
       throw new ForbiddenError(`the token's "${roleClaim}" claim must name a role (${ROLES.join(', ')})`);
     }
     const tenant = claimValue(claims, tenantClaim);
-    if (typeof tenant !== 'string' || !SCOPE_ID.test(tenant)) {
-      throw new ForbiddenError(`the token's "${tenantClaim}" claim must name a tenant (1-64 letters, digits, _ or -)`);
+    if (typeof tenant !== 'string' || !ID.test(tenant)) {
+      throw new ForbiddenError(`the token's "${tenantClaim}" claim must name a tenant (${ID_RULE})`);
     }
     const project = claimValue(claims, projectClaim);
-    if (project !== undefined && (typeof project !== 'string' || !SCOPE_ID.test(project))) {
-      throw new ForbiddenError(`the token's "${projectClaim}" claim is not a valid project id`);
+    if (project !== undefined && (typeof project !== 'string' || !ID.test(project))) {
+      throw new ForbiddenError(`the token's "${projectClaim}" claim is not a valid project id (${ID_RULE})`);
     }
     return {
       kind: 'oidc',

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { routes } from '../../src/contracts/routes.js';
 import { ServiceClient } from '../../src/client/index.js';
 import type { Permission } from '../../src/core/permissions.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -20,9 +20,8 @@ const ENTRY_PERMISSION: Permission = 'health';
  */
 export function mcpRoutes(server: FastifyInstance, version: string): void {
   // Manual input: the MCP SDK reads the JSON-RPC message and writes the answer itself.
-  defineRoute(server, {
-    method: 'POST', url: '/mcp', permission: ENTRY_PERMISSION, input: 'manual',
-    body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), response: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
+  defineRoute(server, routes.mcp, {
+    permission: ENTRY_PERMISSION, input: 'manual',
     tag: 'mcp', summary: 'Model Context Protocol over Streamable HTTP (stateless JSON-RPC; only with SERVICE_MCP=true).',
     description: 'Any valid key opens it; each tool call is checked against the permission of the REST route it maps to.',
     handler: (_input, request, reply) => handleMcpPost(server, version, request, reply),

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../src/core/errors.js';
 import { hasPermission } from '../../src/core/permissions.js';
 import type { Scope } from '../../src/core/types.js';
+import { ID, ID_RULE } from '../../src/core/vocabulary.js';
 import { AuditKind, writeAudit } from '../../src/services/audit.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { requestContext, type Principal } from '../context.js';
 
-const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const DEFAULT_PROJECT = 'default';
 
 /**
@@ -59,9 +59,9 @@ export function installAuth(
  */
 export function resolveScope(principal: Principal, header: string | string[] | undefined): Scope {
   const requested = Array.isArray(header) ? header[0] : header;
-  if (requested !== undefined && !PROJECT_ID.test(requested)) {
+  if (requested !== undefined && !ID.test(requested)) {
     throw new ValidationError('invalid X-Project-Id header', [
-      { path: 'X-Project-Id', message: 'project ids are 1-64 letters, digits, _ or -' },
+      { path: 'X-Project-Id', message: `project ids are ${ID_RULE}` },
     ]);
   }
   if (principal.project_id !== null) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AccessResponse } from '../../src/contracts/keys.js';
 import { permissionsOf, readableClassifications } from '../../src/core/permissions.js';
+import { routes } from '../../src/contracts/routes.js';
 import { authed } from '../context.js';
 import { defineRoute } from '../define-route.js';
 
@@ -10,8 +10,8 @@ import { defineRoute } from '../define-route.js';
  * server still decides every request). Any key may ask (the `health` permission every role has).
  */
 export function accessRoutes(app: FastifyInstance): void {
-  defineRoute(app, {
-    method: 'GET', url: '/v1/access', permission: 'health', response: AccessResponse,
+  defineRoute(app, routes.access, {
+    permission: 'health',
     tag: 'keys', summary: '(+) The calling key\'s role, its permissions and the classifications it may browse.',
     handler: (_input, request) => {
       const { role } = authed(request).principal;

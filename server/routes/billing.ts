@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import {
-  BillingStatusResponse, CheckoutRequest, CheckoutResponse, OverageRequest, OverageResponse, PortalQuery, PortalResponse, WebhookResponse,
-} from '../../src/contracts/billing.js';
+import { BillingStatusResponse } from '../../src/contracts/billing.js';
 import { InvalidPaymentSignatureError } from '../../src/ports/payments.js';
 import type { Billing } from '../../src/services/billing.js';
 import { receivePaymentEvent } from '../../src/services/billing-events.js';
 import { openPortal, setOverage, startCheckout } from '../../src/services/billing-manage.js';
 import { authed } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 
 /** Paths the past-due 402 never blocks: paying must stay possible, and probes must keep working. */
@@ -27,26 +25,25 @@ export function billingRoutes(app: FastifyInstance, billing: Billing | undefined
     await billing.checkAccess(request.principal.tenant_id, request.principal.kind);
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/v1/billing/status', permission: 'billing', response: BillingStatusResponse,
-    tag: 'billing', summary: 'Plan, subscription status and usage against the plan\'s limits (sandbox when billing is off).',
+  defineRoute(app, routes.billingStatus, {
+    permission: 'billing', tag: 'billing', summary: 'Plan, subscription status and usage against the plan\'s limits (sandbox when billing is off).',
     handler: async (_input, request) => BillingStatusResponse.parse(await billing.status(authed(request).scope)),
   });
 
-  defineRoute(app, {
-    method: 'POST', url: '/v1/billing/checkout', permission: 'billing:manage', body: CheckoutRequest, response: CheckoutResponse, errors: [501],
+  defineRoute(app, routes.checkout, {
+    permission: 'billing:manage', errors: [501],
     tag: 'billing', summary: 'Start a checkout for a plan (automatic tax, tax-id collection); 501 without PAYMENT_SECRET_KEY.',
     handler: ({ body }, request) => startCheckout(billing, authed(request).scope, body),
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/v1/billing/portal', permission: 'billing:manage', query: PortalQuery, response: PortalResponse, errors: [409, 501],
+  defineRoute(app, routes.portal, {
+    permission: 'billing:manage', errors: [409, 501],
     tag: 'billing', summary: 'A link to the payment processor\'s customer portal.',
     handler: ({ query }, request) => openPortal(billing, authed(request).scope, query.return_url),
   });
 
-  defineRoute(app, {
-    method: 'PATCH', url: '/v1/billing/overage', permission: 'billing:manage', body: OverageRequest, response: OverageResponse, errors: [501],
+  defineRoute(app, routes.setOverage, {
+    permission: 'billing:manage', errors: [501],
     tag: 'billing', summary: 'Turn overage on or off and set the budget cap (cap on team only).',
     handler: ({ body }, request) => setOverage(billing, authed(request).scope, body),
   });
@@ -55,9 +52,9 @@ export function billingRoutes(app: FastifyInstance, billing: Billing | undefined
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    defineRoute(raw, {
-      method: 'POST', url: '/v1/billing/webhook', public: true, rateClass: 'exempt', input: 'manual',
-      body: z.object({ id: z.string(), type: z.string() }).passthrough(), response: WebhookResponse, errors: [400, 501],
+    defineRoute(raw, routes.paymentWebhook, {
+      public: true, rateClass: 'exempt', input: 'manual',
+      errors: [400, 501],
       tag: 'billing', summary: 'Payment events from the processor, verified with the Stripe-Signature header (no API key).',
       description: 'The raw body is verified with PAYMENT_WEBHOOK_SECRET; a bad, missing or stale signature is a 400 and changes nothing; each event id is applied once.',
       handler: async (_input, request, reply) => {

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
 import { NotFoundError } from '../../src/core/errors.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 
 /**
@@ -64,8 +64,8 @@ export function consoleRoutes(app: FastifyInstance, options: { enabled: boolean;
   const directory = options.directory ?? consoleDirectory();
   const notBuilt = () => new NotFoundError('the console is not built: run `npm run build`');
 
-  defineRoute(app, {
-    method: 'GET', url: '/console', public: true, rateClass: 'exempt', response: { text: 'text/html' }, errors: [404],
+  defineRoute(app, routes.consolePage, {
+    public: true, rateClass: 'exempt', errors: [404],
     tag: 'health', summary: '(+) The web console (HTML; on unless SERVICE_CONSOLE=false). It calls this API with the key typed into it.',
     handler: async (_input, _request, reply) => {
       const index = join(directory, 'index.html');
@@ -75,9 +75,9 @@ export function consoleRoutes(app: FastifyInstance, options: { enabled: boolean;
     },
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/console/assets/:file', public: true, rateClass: 'exempt', input: 'manual',
-    params: z.object({ file: z.string() }), response: { text: 'text/javascript' }, errors: [404],
+  defineRoute(app, routes.consoleAsset, {
+    public: true, rateClass: 'exempt', input: 'manual',
+    errors: [404],
     tag: 'health', summary: '(+) A script or style sheet of the web console.',
     handler: async (_input, request, reply) => {
       // Checked by hand: every bad name is the same 404, whatever is wrong with it.

@@ -1,29 +1,22 @@
-import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ClassifyParams, ClassifyRequest, ClassifyResponse, DeleteProjectParams, DeleteScopeQuery, DeleteTenantParams, DeletionQuery, DeletionResultResponse,
-  NdjsonExportQuery,
-  type DeletionJobInput, type DeletionKind,
-} from '../../src/contracts/governance.js';
+import { type DeletionJobInput, type DeletionKind } from '../../src/contracts/governance.js';
 import { projectTarget, tenantTarget, type DeletionTarget } from '../../src/core/governance.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { classifyPattern, exportNdjson, parseExportClassifications } from '../../src/services/governance.js';
 import { authorizeDeletion, deleteTarget, warnAboutOwnKey } from '../../src/services/governance-delete.js';
 import { acceptAsync, wantsAsync } from '../async.js';
 import { authed, requestContext } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import { sendNdjsonExport } from '../ndjson-export.js';
-
-const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict();
 
 /**
  * docs/behavior.md "Governance" beyond retention: the NDJSON export, classification and the three
  * deletions (project, tenant, the caller's own scope). Deletions accept `Prefer: respond-async`.
  */
 export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  defineRoute(app, {
-    method: 'GET', url: '/v1/governance/export', permission: 'export', query: NdjsonExportQuery, response: { text: 'application/x-ndjson' },
-    tag: 'governance', summary: 'Stream every pattern of the scope as NDJSON (one export record plus tenant_id and project_id per line).',
+  defineRoute(app, routes.governanceExport, {
+    permission: 'export', tag: 'governance', summary: 'Stream every pattern of the scope as NDJSON (one export record plus tenant_id and project_id per line).',
     handler: async ({ query }, request, reply) => {
       const classifications = parseExportClassifications(query.classification);
       const { scope } = authed(request);
@@ -33,24 +26,21 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
     },
   });
 
-  defineRoute(app, {
-    method: 'PUT', url: '/v1/governance/patterns/:key/classify', permission: 'governance:write', params: ClassifyParams, body: ClassifyRequest,
-    response: ClassifyResponse, errors: [404],
+  defineRoute(app, routes.classify, {
+    permission: 'governance:write', errors: [404],
     tag: 'governance', summary: 'Reclassify a pattern; recall and export filters see it at once.',
     handler: ({ params, body }, request) => classifyPattern(deps, authed(request).scope, params.key, body.classification, requestContext(request)),
   });
 
-  defineRoute(app, {
-    method: 'DELETE', url: '/v1/governance/projects/:project_id', permission: 'governance:delete', params: DeleteProjectParams, query: DeletionQuery,
-    response: DeletionResultResponse, async: true, errors: [404],
+  defineRoute(app, routes.deleteProject, {
+    permission: 'governance:delete', async: true, errors: [404],
     tag: 'governance', summary: 'Delete a project of the caller\'s tenant with everything in it (irreversible), or count it with dry_run=true.',
     handler: ({ params, query }, request, reply) =>
       runDeletion(request, reply, projectTarget(authed(request).principal.tenant_id, params.project_id), 'project', query.dry_run),
   });
 
-  defineRoute(app, {
-    method: 'DELETE', url: '/v1/governance/tenants/:tenant_id', permission: 'tenants:delete', params: DeleteTenantParams, query: DeletionQuery,
-    response: DeletionResultResponse, async: true, errors: [404],
+  defineRoute(app, routes.deleteTenant, {
+    permission: 'tenants:delete', async: true, errors: [404],
     tag: 'governance', summary: 'Delete the caller\'s own tenant with all its projects (owner only, irreversible), or count it with dry_run=true.',
     handler: ({ params, query }, request, reply) => runDeletion(request, reply, tenantTarget(params.tenant_id), 'tenant', query.dry_run),
   });
@@ -58,9 +48,8 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
   // The caller's own scope; dry_run comes in the query string (the spec's place) or, since a
   // client may well put it there, in the body. Any other body is refused rather than ignored:
   // a misspelt `{"dryrun": true}` must not turn into a real deletion.
-  defineRoute(app, {
-    method: 'POST', url: '/v1/governance/delete-scope', permission: 'governance:delete', query: DeleteScopeQuery, body: DeleteScopeBody,
-    bodyOptional: true, response: DeletionResultResponse, async: true,
+  defineRoute(app, routes.deleteScope, {
+    permission: 'governance:delete', bodyOptional: true, async: true,
     tag: 'governance', summary: 'Delete everything in the caller\'s scope, or count it with dry_run=true.',
     handler: ({ query, body }, request, reply) => {
       const { scope } = authed(request);

@@ -1,29 +1,26 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  RetentionApplyRequest, RetentionApplyResponse, RetentionPolicyResponse, RetentionUpdateRequest,
-} from '../../src/contracts/governance.js';
+import { RetentionUpdateRequest } from '../../src/contracts/governance.js';
 import { ForbiddenError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { applyRetention, getRetentionPolicy, updateRetentionPolicy } from '../../src/services/governance-retention.js';
 import { authed, requestContext } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
 import { runOrQueue } from '../async.js';
 
 /** docs/behavior.md "Governance": the retention policy (read, set) and applying it. */
 export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  defineRoute(app, {
-    method: 'GET', url: '/v1/governance/retention', permission: 'governance:read', response: RetentionPolicyResponse,
-    tag: 'governance', summary: 'The retention policy in force and where it comes from.',
+  defineRoute(app, routes.getRetention, {
+    permission: 'governance:read', tag: 'governance', summary: 'The retention policy in force and where it comes from.',
     handler: (_input, request) => getRetentionPolicy(deps, authed(request).scope),
   });
 
   // The spec reserves this for DB auth: only there is a project a record owned by a tenant
   // whose keys are bound to it. With env or dev auth any caller may name any project through
   // X-Project-Id, so a project-wide deletion policy is not theirs to set.
-  defineRoute(app, {
-    method: 'PUT', url: '/v1/governance/retention', permission: 'governance:write', body: RetentionUpdateRequest, input: 'manual',
-    response: RetentionPolicyResponse,
+  defineRoute(app, routes.setRetention, {
+    permission: 'governance:write', input: 'manual',
     tag: 'governance', summary: 'Set the project\'s retention days (DB auth), or null to inherit.',
     handler: (_input, request) => {
       const { principal, scope } = authed(request);
@@ -39,9 +36,9 @@ export function governanceRoutes(app: FastifyInstance, deps: ServiceDeps): void 
   });
 
   // No body (or `{}`) means a real run: dry_run defaults to false.
-  defineRoute(app, {
-    method: 'POST', url: '/v1/governance/retention/apply', permission: 'governance:admin', body: RetentionApplyRequest, bodyOptional: true,
-    response: RetentionApplyResponse, async: true,
+  defineRoute(app, routes.applyRetention, {
+    permission: 'governance:admin', bodyOptional: true,
+    async: true,
     tag: 'governance', summary: 'Delete patterns past their retention (or count them with dry_run).',
     handler: runOrQueue(deps, 'retention_apply', applyRetention),
   });

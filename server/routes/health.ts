@@ -1,34 +1,33 @@
 import type { FastifyInstance } from 'fastify';
-import { DeepHealthResponse, HealthResponse, LivenessResponse, ReadinessResponse, VersionResponse } from '../../src/contracts/health.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { basicHealth, deepHealth, readiness } from '../../src/services/health.js';
 import { authed } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import type { VersionInfo } from '../version.js';
 
 /** The probes for orchestrators (Dockerfile HEALTHCHECK, compose): outside /v1 like /metrics. */
-export const LIVENESS_PATH = '/livez';
-export const READINESS_PATH = '/readyz';
+export const LIVENESS_PATH = routes.liveness.path;
+export const READINESS_PATH = routes.readiness.path;
 
 /**
  * /v1/version (no auth), /v1/health and /v1/health/deep (both stay up in maintenance), and the
  * probes /livez and /readyz: no key, no rate limit, no audit event, up in maintenance too.
  */
 export function healthRoutes(app: FastifyInstance, deps: ServiceDeps, meta: { version: VersionInfo; startedAt: Date }): void {
-  defineRoute(app, {
-    method: 'GET', url: '/v1/version', public: true, rateClass: 'exempt', response: VersionResponse,
-    tag: 'health', summary: 'Build information (no authentication).',
+  defineRoute(app, routes.version, {
+    public: true, rateClass: 'exempt', tag: 'health', summary: 'Build information (no authentication).',
     handler: () => meta.version,
   });
 
-  defineRoute(app, {
-    method: 'GET', url: LIVENESS_PATH, public: true, rateClass: 'exempt', response: LivenessResponse,
+  defineRoute(app, routes.liveness, {
+    public: true, rateClass: 'exempt',
     tag: 'health', summary: '(+) Liveness probe (no authentication): 200 `{status: "up"}` while the process answers.',
-    handler: (): LivenessResponse => ({ status: 'up' }),
+    handler: () => ({ status: 'up' as const }),
   });
 
-  defineRoute(app, {
-    method: 'GET', url: READINESS_PATH, public: true, rateClass: 'exempt', response: ReadinessResponse, errors: [503], sameShapeErrors: [503],
+  defineRoute(app, routes.readiness, {
+    public: true, rateClass: 'exempt', errors: [503], sameShapeErrors: [503],
     tag: 'health', summary: '(+) Readiness probe (no authentication): 200 `ready` when storage answers a query, else 503 `not_ready`.',
     handler: async (_input, _request, reply) => {
       const ready = await readiness(deps);
@@ -37,14 +36,13 @@ export function healthRoutes(app: FastifyInstance, deps: ServiceDeps, meta: { ve
     },
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/v1/health', permission: 'health', rateClass: 'exempt', response: HealthResponse,
-    tag: 'health', summary: 'Basic health: storage kind and the scope\'s pattern count; `degraded` when the embedding model cannot load.',
+  defineRoute(app, routes.health, {
+    permission: 'health', rateClass: 'exempt', tag: 'health', summary: 'Basic health: storage kind and the scope\'s pattern count; `degraded` when the embedding model cannot load.',
     handler: (_input, request) => basicHealth(deps, authed(request).scope),
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/v1/health/deep', permission: 'health', rateClass: 'exempt', response: DeepHealthResponse, errors: [503], sameShapeErrors: [503],
+  defineRoute(app, routes.healthDeep, {
+    permission: 'health', rateClass: 'exempt', errors: [503], sameShapeErrors: [503],
     tag: 'health', summary: 'Deep health: probes storage, embedder and LLM with latencies; 503 when storage fails.',
     handler: async (_input, request, reply) => {
       const health = await deepHealth(deps, { version: meta.version.app_version, startedAt: meta.startedAt }, authed(request).scope);

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { queryBool } from '../../src/contracts/common.js';
-import { ExportResponse, ImportRequest, ImportResponse } from '../../src/contracts/memory.js';
+import { ImportRequest } from '../../src/contracts/memory.js';
 import { parseNdjsonLines } from '../../src/core/reference-records.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { exportRecords, importRecords } from '../../src/services/import-export.js';
 import { authed, requestContext } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import { parseWith } from '../http.js';
 import { acceptAsync, wantsAsync } from '../async.js';
@@ -17,9 +18,8 @@ const NdjsonImportQuery = z.object({ overwrite: queryBool.default(false) }).stri
 
 /** GET /v1/export and POST /v1/import (the JSON form; NDJSON export lives with governance). */
 export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  defineRoute(app, {
-    method: 'GET', url: '/v1/export', permission: 'export', response: ExportResponse,
-    tag: 'import-export', summary: 'Every pattern of the scope with its governance metadata (no vectors).',
+  defineRoute(app, routes.exportAll, {
+    permission: 'export', tag: 'import-export', summary: 'Every pattern of the scope with its governance metadata (no vectors).',
     handler: async (_input, request) => {
       await deps.billing?.requireFeature(authed(request).scope.tenant_id, 'governance_export');
       return exportRecords(deps, authed(request).scope, requestContext(request));
@@ -38,8 +38,8 @@ export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): voi
     });
 
     // Manual input: the body is JSON or NDJSON, each read with its own schema.
-    defineRoute(scoped, {
-      method: 'POST', url: '/v1/import', permission: 'import', body: ImportRequest, input: 'manual', response: ImportResponse, async: true,
+    defineRoute(scoped, routes.importRecords, {
+      permission: 'import', input: 'manual', async: true,
       tag: 'import-export', summary: 'Import records in the export shape; existing keys are skipped unless `overwrite`.',
       handler: (_input, request, reply) => {
         const body = request.body as { ndjson?: unknown[] } | undefined;

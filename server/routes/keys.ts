@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  BootstrapRequest, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListQuery, KeyListResponse, KeyParams,
-} from '../../src/contracts/keys.js';
 import { NotFoundError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { bootstrapOwnerKey, createKey, listKeys, revokeKey, rotateKey, type KeyDeps } from '../../src/services/keys.js';
 import { authed, requestContext } from '../context.js';
-import { defineRoute, type RouteContract } from '../define-route.js';
+import { routes, type RouteEntry, type RouteName } from '../../src/contracts/routes.js';
+import { defineRoute, type RouteDefinition } from '../define-route.js';
 
 /**
  * docs/behavior.md "Keys": bootstrap, create, list, revoke, rotate. They need DB auth mode. In the other
@@ -24,7 +22,9 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
       );
     };
     // The same declarations, answering 404 before reading any input.
-    for (const route of Object.values<RouteContract>(KEY_ROUTES)) defineRoute(app, { ...route, input: 'manual', handler: unavailable });
+    for (const name of Object.keys(KEY_ROUTES) as (keyof typeof KEY_ROUTES)[]) {
+      defineRoute(app, routes[name] as RouteEntry, { ...KEY_ROUTES[name], input: 'manual', handler: unavailable });
+    }
     return;
   }
 
@@ -36,52 +36,52 @@ export function keyRoutes(app: FastifyInstance, deps: ServiceDeps, authMode: str
 
   // No API key here: the bootstrap token in the body is the credential. Per-IP rate limits
   // apply as everywhere, which bounds token guessing.
-  defineRoute(app, {
-    ...KEY_ROUTES.bootstrap,
+  defineRoute(app, routes.bootstrapKey, {
+    ...KEY_ROUTES.bootstrapKey,
     handler: ({ body }, request) => bootstrapOwnerKey(keyDeps, body.token, requestContext(request)),
   });
 
-  defineRoute(app, {
-    ...KEY_ROUTES.create,
+  defineRoute(app, routes.createKey, {
+    ...KEY_ROUTES.createKey,
     handler: ({ body }, request) => createKey(keyDeps, caller(request), body, requestContext(request)),
   });
 
-  defineRoute(app, {
-    ...KEY_ROUTES.list,
+  defineRoute(app, routes.listKeys, {
+    ...KEY_ROUTES.listKeys,
     handler: ({ query }, request) => listKeys(keyDeps, caller(request), query),
   });
 
-  defineRoute(app, {
-    ...KEY_ROUTES.revoke,
+  defineRoute(app, routes.revokeKey, {
+    ...KEY_ROUTES.revokeKey,
     handler: ({ params }, request) => revokeKey(keyDeps, caller(request), params.id, requestContext(request)),
   });
 
-  defineRoute(app, {
-    ...KEY_ROUTES.rotate,
+  defineRoute(app, routes.rotateKey, {
+    ...KEY_ROUTES.rotateKey,
     handler: ({ params }, request) => rotateKey(keyDeps, caller(request), params.id, requestContext(request)),
   });
 }
 
 /** The key routes' declarations, shared by the DB-auth handlers and the 404 stand-ins of other modes. */
 const KEY_ROUTES = {
-  bootstrap: {
-    method: 'POST', url: '/v1/keys/bootstrap', public: true, body: BootstrapRequest, response: BootstrapResponse, status: 201, errors: [404, 409],
+  bootstrapKey: {
+    public: true, status: 201, errors: [404, 409],
     tag: 'keys', summary: 'Create the first owner key with the bootstrap token (no API key).',
   },
-  create: {
-    method: 'POST', url: '/v1/keys', permission: 'keys:create', body: CreateKeyRequest, response: IssuedKey, status: 201, errors: [404],
+  createKey: {
+    permission: 'keys:create', status: 201, errors: [404],
     tag: 'keys', summary: 'Create a key of at most the caller\'s role, expires_at and max_patterns (left out: inherited); the secret is shown once.',
   },
-  list: {
-    method: 'GET', url: '/v1/keys', permission: 'keys:list', query: KeyListQuery, response: KeyListResponse, errors: [404],
+  listKeys: {
+    permission: 'keys:list', errors: [404],
     tag: 'keys', summary: 'Keys of the current project (no secrets); (+) owner keys may name another project of the tenant (project_id) or ask for all (all_projects).',
   },
-  revoke: {
-    method: 'DELETE', url: '/v1/keys/:id', permission: 'keys:revoke', params: KeyParams, response: KeyInfo, errors: [404, 409],
+  revokeKey: {
+    permission: 'keys:revoke', errors: [404, 409],
     tag: 'keys', summary: 'Revoke a key at once (owner keys: a key of any project of the tenant).',
   },
-  rotate: {
-    method: 'POST', url: '/v1/keys/:id/rotate', permission: 'keys:rotate', params: KeyParams, response: IssuedKey, errors: [404],
+  rotateKey: {
+    permission: 'keys:rotate', errors: [404],
     tag: 'keys', summary: 'Give a key a new secret; the old one is refused at once. Its limits are kept, tightened to the caller\'s (owner keys: any project of the tenant).',
   },
-} as const satisfies Record<string, RouteContract>;
+} as const satisfies Partial<Record<RouteName, Omit<RouteDefinition<RouteEntry>, 'handler'>>>;

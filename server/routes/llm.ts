@@ -1,9 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import {
-  AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse, EvolveRequest,
-  EvolveResponse, FeedbackDecayResponse, FeedbackQuery, FeedbackResponse,
-} from '../../src/contracts/llm.js';
 import { analyzeFailures } from '../../src/services/analyze-failures.js';
 import { compose } from '../../src/services/compose.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
@@ -11,53 +6,47 @@ import { evaluate } from '../../src/services/evaluate.js';
 import { evolve } from '../../src/services/evolve.js';
 import { decayFeedback, listFeedback } from '../../src/services/feedback.js';
 import { authed } from '../context.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import { acceptAsync, runOrQueue, wantsAsync } from '../async.js';
-
-const NoBody = z.object({}).strict();
 
 /**
  * LLM features (docs/behavior.md "Evaluate", "Compose", "Evolve"): evaluate, compose, evolve (the expensive rate class), plus the
  * feedback store they feed and analyze-failures, which needs only the embedder.
  */
 export function llmRoutes(app: FastifyInstance, deps: ServiceDeps): void {
-  defineRoute(app, {
-    method: 'POST', url: '/v1/evaluate', permission: 'evaluate', rateClass: 'expensive', body: EvaluateRequest, response: EvaluateResponse,
-    async: true, errors: [501, 503],
+  defineRoute(app, routes.evaluate, {
+    permission: 'evaluate', rateClass: 'expensive', async: true, errors: [501, 503],
     tag: 'llm', summary: 'Score agent code with several independent LLM evaluators.',
     handler: runOrQueue(deps, 'evaluate', evaluate),
   });
 
-  defineRoute(app, {
-    method: 'POST', url: '/v1/compose', permission: 'compose', rateClass: 'expensive', body: ComposeRequest, response: ComposeResponse,
-    async: true, errors: [501, 502, 503],
+  defineRoute(app, routes.compose, {
+    permission: 'compose', rateClass: 'expensive', async: true, errors: [501, 502, 503],
     tag: 'llm', summary: 'Split a task into a pipeline of stages backed by stored patterns (experimental).',
     handler: runOrQueue(deps, 'compose', compose),
   });
 
-  defineRoute(app, {
-    method: 'POST', url: '/v1/evolve', permission: 'evolve', rateClass: 'expensive', body: EvolveRequest, response: EvolveResponse,
-    async: true, errors: [501, 502, 503],
+  defineRoute(app, routes.evolve, {
+    permission: 'evolve', rateClass: 'expensive', async: true, errors: [501, 502, 503],
     tag: 'llm', summary: 'Propose and check an improved prompt from recurring feedback (experimental).',
     handler: runOrQueue(deps, 'evolve', evolve),
   });
 
   // The body is optional: no body means every default.
-  defineRoute(app, {
-    method: 'POST', url: '/v1/analyze-failures', permission: 'analyze-failures', body: AnalyzeFailuresRequest, bodyOptional: true,
-    response: AnalyzeFailuresResponse,
+  defineRoute(app, routes.analyzeFailures, {
+    permission: 'analyze-failures', bodyOptional: true,
     tag: 'llm', summary: 'Cluster recurring feedback by meaning (no LLM).',
     handler: ({ body }, request) => analyzeFailures(deps, authed(request).scope, body),
   });
 
-  defineRoute(app, {
-    method: 'GET', url: '/v1/feedback', permission: 'feedback:read', query: FeedbackQuery, response: FeedbackResponse,
-    tag: 'llm', summary: 'Top recurring quality issues.',
+  defineRoute(app, routes.feedback, {
+    permission: 'feedback:read', tag: 'llm', summary: 'Top recurring quality issues.',
     handler: ({ query }, request) => listFeedback(deps, authed(request).scope, query),
   });
 
-  defineRoute(app, {
-    method: 'POST', url: '/v1/feedback/decay', permission: 'feedback:decay', body: NoBody, bodyOptional: true, response: FeedbackDecayResponse, async: true,
+  defineRoute(app, routes.feedbackDecay, {
+    permission: 'feedback:decay', bodyOptional: true, async: true,
     tag: 'llm', summary: 'Decay feedback clusters by age and prune faded ones.',
     handler: (_input, request, reply) => {
       if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'feedback_decay', null);

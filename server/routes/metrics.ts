@@ -4,6 +4,7 @@ import { UnauthenticatedError } from '../../src/core/errors.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { processWideMetrics } from '../../src/services/metrics.js';
 import { bearerToken, secretMatches, sha256 } from '../auth/secrets.js';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 
 /**
@@ -16,8 +17,8 @@ export function metricsRoutes(app: FastifyInstance, deps: ServiceDeps, metrics: 
   if (!enabled) return;
   const tokenDigest = token ? sha256(token) : null;
 
-  defineRoute(app, {
-    method: 'GET', url: '/metrics', public: true, rateClass: 'exempt', response: { text: 'text/plain; version=0.0.4' }, errors: [404],
+  defineRoute(app, routes.prometheusMetrics, {
+    public: true, rateClass: 'exempt', errors: [404],
     tag: 'health', summary: 'Prometheus text exposition (only with SERVICE_METRICS=true; Bearer SERVICE_METRICS_TOKEN when set).',
     handler: async (_input, request, reply) => {
       if (tokenDigest) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { routes } from '../../src/contracts/routes.js';
 import { defineRoute } from '../define-route.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { registeredRoutes } from '../route-registry.js';
@@ -7,8 +7,8 @@ import { registeredRoutes } from '../route-registry.js';
 /** GET /v1/openapi.json (no auth): the document of exactly the routes this server has. */
 export function openApiRoutes(app: FastifyInstance, meta: { version: string }): void {
   let cached: unknown = null;
-  defineRoute(app, {
-    method: 'GET', url: '/v1/openapi.json', public: true, rateClass: 'exempt', response: z.object({ openapi: z.string() }).passthrough(),
+  defineRoute(app, routes.openApi, {
+    public: true, rateClass: 'exempt',
     tag: 'health', summary: 'This OpenAPI 3.1 document (no authentication).',
     handler: () => {
       // Built on first request, when every route (plugins included) is registered.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { RecallBatchRequest, RecallBatchResponse, RecallRequest } from '../../src/contracts/memory.js';
+import { RecallRequest, type RecallBatchResponse } from '../../src/contracts/memory.js';
+import { routes } from '../../src/contracts/routes.js';
 import { RECALL_BATCH_MAX } from '../../src/core/vocabulary.js';
 import type { ErrorBody } from '../../src/contracts/errors.js';
 import { DomainError } from '../../src/core/errors.js';
@@ -19,11 +20,10 @@ import { mapError } from '../plugins/errors.js';
  * storage down) fails the whole request as it would fail each recall.
  */
 export function recallBatchRoute(app: FastifyInstance, deps: ServiceDeps): void {
-  defineRoute(app, {
-    method: 'POST', url: '/v1/recall/batch', permission: 'recall', rateClass: 'expensive',
-    body: RecallBatchRequest, response: RecallBatchResponse,
+  defineRoute(app, routes.recallBatch, {
+    permission: 'recall', rateClass: 'expensive',
     tag: 'memory', summary: `Up to ${RECALL_BATCH_MAX} recalls in one request; each answer or error in its place (+).`,
-    description: 'Each item is a POST /v1/recall body and is answered as that route would answer it. Counts as one expensive request.',
+    description: `Each item is a ${routes.recall.method} ${routes.recall.path} body and is answered as that route would answer it. Counts as one expensive request.`,
     handler: async ({ body }, request): Promise<RecallBatchResponse> => {
       const { scope } = authed(request);
       const results: RecallBatchResponse['results'] = [];

@@ -3,19 +3,27 @@ import type { RollupResponse } from '../contracts/analytics.js';
 import type { RetentionApplyResponse } from '../contracts/governance.js';
 import type { ComposeResponse, EvaluateResponse, EvolveResponse, FeedbackDecayResponse } from '../contracts/llm.js';
 import type { AgingResponse, ImportResponse } from '../contracts/memory.js';
+import { routes, type RouteEntry } from '../contracts/routes.js';
+import type { SchemaLoader } from './wire.js';
 
-/** The endpoints that accept `Prefer: respond-async` (docs/behavior.md "Asynchronous execution"). */
-export const ASYNC_PATHS = {
-  evaluate: '/v1/evaluate',
-  compose: '/v1/compose',
-  evolve: '/v1/evolve',
-  aging: '/v1/aging',
-  feedback_decay: '/v1/feedback/decay',
-  import: '/v1/import',
-  analytics_rollup: '/v1/analytics/rollup',
-  retention_apply: '/v1/governance/retention/apply',
-} as const;
-export type AsyncOperation = keyof typeof ASYNC_PATHS;
+/**
+ * The routes that accept `Prefer: respond-async`, by operation name (docs/behavior.md "Asynchronous execution").
+ * @internal
+ */
+export const ASYNC_ROUTES: Record<AsyncOperation, RouteEntry> = {
+  evaluate: routes.evaluate,
+  compose: routes.compose,
+  evolve: routes.evolve,
+  aging: routes.aging,
+  feedback_decay: routes.feedbackDecay,
+  import: routes.importRecords,
+  analytics_rollup: routes.computeRollup,
+  retention_apply: routes.applyRetention,
+};
+export type AsyncOperation = keyof AsyncResults;
+
+/** Their paths, from the route table. */
+export const ASYNC_PATHS = Object.fromEntries(Object.entries(ASYNC_ROUTES).map(([operation, entry]) => [operation, entry.path])) as Record<AsyncOperation, string>;
 
 /** A completed job's result is the operation's synchronous answer. */
 export interface AsyncResults {
@@ -30,17 +38,7 @@ export interface AsyncResults {
 }
 export type AsyncResult<O extends AsyncOperation> = AsyncResults[O];
 
-/**
- * The contract each result is checked with, loaded on first use: the client's entry stays
- * free of zod (commands/registry.ts).
- */
-export const RESULT_CONTRACTS: { [O in AsyncOperation]: () => Promise<z.ZodType<AsyncResults[O]>> } = {
-  evaluate: async () => (await import('../contracts/llm.js')).EvaluateResponse,
-  compose: async () => (await import('../contracts/llm.js')).ComposeResponse,
-  evolve: async () => (await import('../contracts/llm.js')).EvolveResponse,
-  aging: async () => (await import('../contracts/memory.js')).AgingResponse,
-  feedback_decay: async () => (await import('../contracts/llm.js')).FeedbackDecayResponse,
-  import: async () => (await import('../contracts/memory.js')).ImportResponse,
-  analytics_rollup: async () => (await import('../contracts/analytics.js')).RollupResponse,
-  retention_apply: async () => (await import('../contracts/governance.js')).RetentionApplyResponse,
-};
+/** The contract a result is checked with: the operation's response schema, loaded on first use. */
+export function resultContract<O extends AsyncOperation>(schemas: SchemaLoader, operation: O): () => Promise<z.ZodType<AsyncResults[O]>> {
+  return schemas.response(ASYNC_ROUTES[operation]) as () => Promise<z.ZodType<AsyncResults[O]>>;
+}

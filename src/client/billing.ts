@@ -1,29 +1,26 @@
 import type {
   BillingStatusResponse, CheckoutRequest, CheckoutResponse, OverageRequest, OverageResponse, PortalResponse,
 } from '../contracts/billing.js';
-import type { ServiceClient } from './service-client.js';
-
-// Contracts (and zod) load when a billing answer is first checked, not with the client:
-// `service recall` imports the client and must stay free of zod (commands/registry.ts).
-const contracts = () => import('../contracts/billing.js');
+import { routes } from '../contracts/routes.js';
+import type { ApiClient } from './api-client.js';
 
 /** docs/behavior.md "Billing": plan status, checkout, portal and overage settings. */
 export class BillingClient {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(private readonly client: ApiClient) {}
 
   status(): Promise<BillingStatusResponse> {
-    return this.client.request('GET', '/v1/billing/status', { schema: async () => (await contracts()).BillingStatusResponse });
+    return this.client.call(routes.billingStatus);
   }
 
   checkout(body: CheckoutRequest): Promise<CheckoutResponse> {
-    return this.client.request('POST', '/v1/billing/checkout', { body, schema: async () => (await contracts()).CheckoutResponse });
+    return this.client.call(routes.checkout, { body });
   }
 
   portal(returnUrl: string): Promise<PortalResponse> {
-    return this.client.request('GET', '/v1/billing/portal', { query: { return_url: returnUrl }, schema: async () => (await contracts()).PortalResponse });
+    return this.client.call(routes.portal, { query: { return_url: returnUrl } });
   }
 
   setOverage(body: OverageRequest): Promise<OverageResponse> {
-    return this.client.request('PATCH', '/v1/billing/overage', { body, schema: async () => (await contracts()).OverageResponse });
+    return this.client.call(routes.setOverage, { body });
   }
 }

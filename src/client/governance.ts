@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type {
   ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
 } from '../contracts/governance.js';
@@ -6,12 +5,8 @@ import type { JobAccepted } from '../contracts/jobs.js';
 import type { Classification } from '../core/types.js';
 import { ProtocolError } from './errors.js';
 import { RetentionClient } from './governance-retention.js';
-import type { ServiceClient } from './service-client.js';
-
-// Contracts (and zod) load when a governance answer is first checked, not with the client:
-// `service recall` imports the client and must stay free of zod (commands/registry.ts).
-const contracts = () => import('../contracts/governance.js');
-const jobContracts = () => import('../contracts/jobs.js');
+import { routes, type CallInput } from '../contracts/routes.js';
+import type { ApiClient } from './api-client.js';
 
 export interface DeletionOptions {
   /** Send `Prefer: respond-async`: the answer is a job to poll instead of the result. */
@@ -33,7 +28,7 @@ export class GovernanceClient {
   /** The retention policy: get, set, apply. */
   readonly retention: RetentionClient;
 
-  constructor(private readonly client: ServiceClient) {
+  constructor(private readonly client: ApiClient) {
     this.retention = new RetentionClient(client);
   }
 
@@ -43,7 +38,7 @@ export class GovernanceClient {
    */
   async exportNdjsonRaw(options: NdjsonExportOptions = {}): Promise<{ filename: string | null; body: AsyncIterable<Uint8Array> & { destroy(): void } }> {
     const query = options.classifications?.length ? { classification: options.classifications.join(',') } : undefined;
-    const { headers, body } = await this.client.stream('/v1/governance/export', { query, accept: 'application/x-ndjson' });
+    const { headers, body } = await this.client.callStream(routes.governanceExport, { query }, 'application/x-ndjson');
     const filename = /filename="([^"]+)"/.exec(headers['content-disposition'] ?? '')?.[1] ?? null;
     return { filename, body };
   }
@@ -51,62 +46,69 @@ export class GovernanceClient {
   /** GET /v1/governance/export, one validated record per line, read as the stream arrives. */
   async *exportNdjson(options: NdjsonExportOptions = {}): AsyncGenerator<NdjsonExportRecord> {
     const { body } = await this.exportNdjsonRaw(options);
-    // node:readline is loaded here, not with the client: every CLI call would pay for it.
-    const { createInterface } = await import('node:readline');
-    const lines = createInterface({ input: Readable.from(body), crlfDelay: Infinity });
     try {
       let n = 0;
-      for await (const line of lines) {
+      for await (const line of linesOf(body)) {
         n++;
         if (line.trim() === '') continue;
-        const parsed = (await contracts()).NdjsonExportRecord.safeParse(JSON.parse(line));
-        if (!parsed.success) throw new ProtocolError('/v1/governance/export', `line ${n} of the NDJSON export is not an export record`);
+        const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(JSON.parse(line)) as { success: boolean; data: NdjsonExportRecord };
+        if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;
       }
     } finally {
-      lines.close();
       body.destroy();
     }
   }
 
   /** PUT /v1/governance/patterns/{key}/classify → the updated pattern. */
   classify(key: string, classification: Classification): Promise<ClassifyResponse> {
-    return this.client.request('PUT', `/v1/governance/patterns/${encodeURIComponent(key)}/classify`, {
-      body: { classification },
-      schema: async () => (await contracts()).ClassifyResponse,
-    });
+    return this.client.call(routes.classify, { params: { key }, body: { classification } });
   }
 
   deleteProject(projectId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
   deleteProject(projectId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
   deleteProject(projectId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
-    return this.deletion('DELETE', `/v1/governance/projects/${encodeURIComponent(projectId)}`, options, dryRunQuery(options));
+    return this.deletion(routes.deleteProject, { params: { project_id: projectId }, query: dryRunQuery(options) }, options);
   }
 
   deleteTenant(tenantId: string, options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
   deleteTenant(tenantId: string, options: DeletionOptions & { async: true }): Promise<JobAccepted>;
   deleteTenant(tenantId: string, options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
-    return this.deletion('DELETE', `/v1/governance/tenants/${encodeURIComponent(tenantId)}`, options, dryRunQuery(options));
+    return this.deletion(routes.deleteTenant, { params: { tenant_id: tenantId }, query: dryRunQuery(options) }, options);
   }
 
   /** POST /v1/governance/delete-scope: the caller's own scope; dryRun only counts. */
   deleteScope(options?: DeletionOptions & { async?: false }): Promise<DeletionResult>;
   deleteScope(options: DeletionOptions & { async: true }): Promise<JobAccepted>;
   deleteScope(options: DeletionOptions = {}): Promise<DeletionResult | JobAccepted> {
-    return this.deletion('POST', '/v1/governance/delete-scope', options, { dry_run: options.dryRun ?? false });
+    return this.deletion(routes.deleteScope, { query: { dry_run: options.dryRun ?? false } }, options);
   }
 
-  private deletion(method: 'DELETE' | 'POST', path: string, options: DeletionOptions, query?: Record<string, boolean>): Promise<DeletionResult | JobAccepted> {
-    if (options.async) {
-      return this.client.request(method, path, { query, headers: { prefer: 'respond-async' }, schema: async () => (await jobContracts()).JobAccepted });
-    }
-    return this.client.request(method, path, { query, schema: async () => (await contracts()).DeletionResultResponse });
+  private deletion<E extends DeletionRoute>(entry: E, input: CallInput<E>, options: DeletionOptions): Promise<DeletionResult | JobAccepted> {
+    return options.async ? this.client.callAsync(entry, input) : (this.client.call(entry, input) as Promise<DeletionResult>);
   }
 }
+
+type DeletionRoute = typeof routes.deleteProject | typeof routes.deleteTenant | typeof routes.deleteScope;
 
 /** `?dry_run=true` only when asked, so a real deletion's URL stays the specification's. */
 function dryRunQuery(options: DeletionOptions): Record<string, boolean> | undefined {
   return options.dryRun ? { dry_run: true } : undefined;
 }
 
-export type { ClassifyResponse, DeletionResultResponse, NdjsonExportRecord } from '../contracts/governance.js';
+/**
+ * The lines of a UTF-8 byte stream as they arrive (a line may span chunks; `\r\n` counts as
+ * one break). Plain TextDecoder rather than node:readline: nothing to load, and it runs in a
+ * browser too.
+ */
+async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of chunks) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+    rest = parts.pop() ?? '';
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+  }
+  rest += decoder.decode();
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}

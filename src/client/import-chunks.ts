@@ -1,7 +1,7 @@
+import { MAX_IMPORT_RECORDS } from '../core/vocabulary.js';
 import { ApiError } from './errors.js';
 
-/** Records one import request may carry (docs/behavior.md "Limits"). */
-export const MAX_IMPORT_RECORDS = 10_000;
+export { MAX_IMPORT_RECORDS };
 
 /**
  * Sends `records` in order, in chunks of at most `chunkSize` (kept within 1…10,000; 10,000

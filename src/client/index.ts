@@ -11,14 +11,16 @@
  * Contracts are re-exported as types only: importing this module loads no zod (the CLI's
  * start-up depends on it; test/cli/startup.test.ts checks it).
  */
-export {
-  ServiceClient,
-  type ServiceClientOptions, type RecallGetQuery, type SkillsRegisterInput, type SkillsSearchInput, type ImportAllOptions,
-} from './service-client.js';
+export { ServiceClient, type ServiceClientOptions } from './service-client.js';
+export { ApiClient, type CallOptions, type ImportAllOptions } from './api-client.js';
 export { MAX_IMPORT_RECORDS } from './import-chunks.js';
-export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, RetryPolicy, RetryWait, SchemaSource, StreamedResponse, StreamOptions } from './transport.js';
+export { HttpTransport, type RetryPolicy, type RetryWait, type TransportOptions } from './transport.js';
+// ApiClient over fetch (browsers, other runtimes); UNCHECKED takes answers as sent.
+export { FetchTransport, type FetchTransportOptions } from './fetch-transport.js';
+export { UNCHECKED, type SchemaLoader } from './wire.js';
+export type { HttpMethod, QueryValue, RequestOptions, RequestTransport, SchemaSource, StreamedResponse, StreamOptions } from './wire.js';
 // For a RequestTransport of one's own (the server's in-process MCP transport is one).
-export { parseBody, queryString } from './transport.js';
+export { parseBody, queryString } from './wire.js';
 
 // Errors.
 export { ApiError, TransportError, ProtocolError, InvalidUrlError, describeErrorBody, isRecord } from './errors.js';
@@ -31,33 +33,24 @@ export {
 // The error table (status, exit code, retryable of each code) the service and this client share.
 export { ERROR_TABLE, type ErrorRow, type WireErrorCode } from '../core/error-table.js';
 
-// Memory, skills and health: methods of ServiceClient.
-export type {
-  LearnRequest, LearnResponse, RecallRequest, RecallResponse, RecallMatch, MetricsResponse, AgingResponse,
-  DeletePatternResponse, ExportRecord, ExportResponse, ImportRecord, AnyImportRecord, ImportRequest, ImportResponse,
-  SkillsRegisterResponse, SkillsSearchResponse,
-} from '../contracts/memory.js';
-export type { HealthResponse, DeepHealthResponse, VersionResponse } from '../contracts/health.js';
-export type { PatternListQuery, PatternListResponse, PatternSummary } from '../contracts/patterns.js';
+// The wire types of every endpoint, as the contracts define them (the server validates with the same).
+export type * from '../contracts/memory.js';
+export type * from '../contracts/patterns.js';
+export type * from '../contracts/health.js';
+export type * from '../contracts/jobs.js';
+export type * from '../contracts/keys.js';
+export type * from '../contracts/llm.js';
+export type * from '../contracts/analytics.js';
+export type * from '../contracts/governance.js';
+export type * from '../contracts/billing.js';
+export type { RollupWindow } from '../core/roi.js';
 
 // The areas: properties of ServiceClient (client.jobs, client.keys, …).
-export {
-  JobsClient, JobFailedError, ASYNC_PATHS, isFinished, resultOf,
-  type AsyncOperation, type AsyncResult, type AsyncResults, type ImportJobOptions, type WaitOptions, type JobAccepted, type JobListResponse, type JobRecord, type JobStatus,
-} from './jobs.js';
-export { KeysClient, type BootstrapResponse, type CreateKeyRequest, type IssuedKey, type KeyInfo, type KeyListResponse } from './keys.js';
-export {
-  LlmClient, type FeedbackListQuery, type AnalyzeFailuresRequest, type AnalyzeFailuresResponse, type ComposeRequest,
-  type ComposeResponse, type EvaluateRequest, type EvaluateResponse, type EvolveRequest, type EvolveResponse,
-  type FeedbackResponse, type FeedbackDecayResponse,
-} from './llm.js';
-export {
-  AnalyticsClient, type EventsListQuery, type EventsResponse, type RollupRequest, type RollupResponse, type RollupWindow,
-} from './analytics.js';
-export {
-  GovernanceClient, type DeletionOptions, type NdjsonExportOptions, type ClassifyResponse, type DeletionResultResponse,
-  type NdjsonExportRecord,
-} from './governance.js';
-export { RetentionClient, type RetentionApplyResponse, type RetentionPolicyResponse } from './governance-retention.js';
+export { JobsClient, JobFailedError, isFinished, resultOf, type ImportJobOptions, type WaitOptions } from './jobs.js';
+export { ASYNC_PATHS, type AsyncOperation, type AsyncResult, type AsyncResults } from './async-operations.js';
+export { KeysClient } from './keys.js';
+export { LlmClient } from './llm.js';
+export { AnalyticsClient } from './analytics.js';
+export { GovernanceClient, type DeletionOptions, type NdjsonExportOptions } from './governance.js';
+export { RetentionClient } from './governance-retention.js';
 export { BillingClient } from './billing.js';
-export type { BillingStatusResponse, CheckoutRequest, CheckoutResponse, PortalResponse, OverageRequest, OverageResponse } from '../contracts/billing.js';

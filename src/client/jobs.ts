@@ -1,14 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
-import { ASYNC_PATHS, RESULT_CONTRACTS, type AsyncOperation, type AsyncResult } from './async-operations.js';
+import { routes, type RouteEntry } from '../contracts/routes.js';
+import type { ApiClient } from './api-client.js';
+import { ASYNC_ROUTES, resultContract, type AsyncOperation, type AsyncResult } from './async-operations.js';
 import { sendSplittingTooLarge } from './import-chunks.js';
-import type { ServiceClient } from './service-client.js';
-import { resolveSchema, type SchemaSource } from './transport.js';
-
-// Contracts (and zod) load when a jobs answer is first checked, not with the client:
-// `service recall` imports the client and must stay free of zod (commands/registry.ts).
-const contracts = () => import('../contracts/jobs.js');
+import { resolveSchema, type SchemaSource } from './wire.js';
 
 /** A job that ended without a result (failed or cancelled). */
 export class JobFailedError extends Error {
@@ -32,24 +28,24 @@ export const isFinished = (job: JobRecord) => job.status === 'completed' || job.
 
 /** Background jobs: submit an operation asynchronously, then read, list, cancel or wait for it. */
 export class JobsClient {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(private readonly client: ApiClient) {}
 
   /** POSTs an operation with `Prefer: respond-async`: 202 `{job_id, status: 'pending'}`. */
   submit(operation: AsyncOperation, body?: unknown): Promise<JobAccepted> {
-    return this.client.request('POST', ASYNC_PATHS[operation], { body, schema: async () => (await contracts()).JobAccepted, headers: { prefer: 'respond-async' } });
+    return this.client.callAsync(ASYNC_ROUTES[operation] as RouteEntry, { body });
   }
 
   get(id: string): Promise<JobRecord> {
-    return this.client.request('GET', `/v1/jobs/${encodeURIComponent(id)}`, { schema: async () => (await contracts()).JobRecord });
+    return this.client.call(routes.getJob, { params: { id } });
   }
 
   list(query: { status?: JobStatus; limit?: number } = {}): Promise<JobListResponse> {
-    return this.client.request('GET', '/v1/jobs', { query: { ...query }, schema: async () => (await contracts()).JobListResponse });
+    return this.client.call(routes.listJobs, { query });
   }
 
   /** Cancels a pending job (409 once it runs or has finished). */
   cancel(id: string): Promise<JobRecord> {
-    return this.client.request('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, { schema: async () => (await contracts()).JobRecord });
+    return this.client.call(routes.cancelJob, { params: { id } });
   }
 
   /** Polls until the job is completed, failed or cancelled (quickly at first, then every 2 s). */
@@ -61,7 +57,7 @@ export class JobsClient {
       options.onPoll?.(job);
       if (isFinished(job)) return job;
       if (Date.now() + delay > deadline) throw new Error(`job ${id} is still ${job.status} after ${Math.round(options.timeoutMs! / 1000)} s`);
-      await sleep(delay);
+      await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
     }
   }
@@ -74,7 +70,7 @@ export class JobsClient {
 
   /** The result of a finished job of `operation`; JobFailedError when it failed or was cancelled. */
   result<O extends AsyncOperation>(operation: O, job: JobRecord): Promise<AsyncResult<O>> {
-    return resultOf(job, RESULT_CONTRACTS[operation]);
+    return resultOf(job, resultContract(this.client.schemas, operation));
   }
 
   /**
@@ -104,6 +100,3 @@ export async function resultOf<S extends z.ZodType>(job: JobRecord, schema: Sche
   if (job.status !== 'completed') throw new JobFailedError(job);
   return (await resolveSchema(schema)).parse(job.result) as z.infer<S>;
 }
-
-export type { JobAccepted, JobListResponse, JobRecord, JobStatus } from '../contracts/jobs.js';
-export { ASYNC_PATHS, type AsyncOperation, type AsyncResult, type AsyncResults } from './async-operations.js';

@@ -1,27 +1,24 @@
 import type {
-  BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse,
+  AccessResponse, BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse,
 } from '../contracts/keys.js';
-import type { ServiceClient } from './service-client.js';
-
-// Contracts (and zod) load when a keys answer is first checked, not with the client:
-// `service recall` imports the client and must stay free of zod (commands/registry.ts).
-const contracts = () => import('../contracts/keys.js');
+import { routes } from '../contracts/routes.js';
+import type { ApiClient } from './api-client.js';
 
 /**
- * Typed calls of the API key endpoints (DB auth mode), on top of ServiceClient.request().
+ * Typed calls of the API key endpoints (DB auth mode), over the route table (ApiClient.call).
  * Secrets come back only from bootstrap, create and rotate; callers must show them once and
  * never log them.
  */
 export class KeysClient {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(private readonly client: ApiClient) {}
 
   /** The first owner key, bought with SERVICE_BOOTSTRAP_TOKEN (no API key needed). */
   bootstrap(token: string): Promise<BootstrapResponse> {
-    return this.client.request('POST', '/v1/keys/bootstrap', { body: { token }, schema: async () => (await contracts()).BootstrapResponse });
+    return this.client.call(routes.bootstrapKey, { body: { token } });
   }
 
   create(body: CreateKeyRequest): Promise<IssuedKey> {
-    return this.client.request('POST', '/v1/keys', { body, schema: async () => (await contracts()).IssuedKey });
+    return this.client.call(routes.createKey, { body });
   }
 
   /**
@@ -29,20 +26,21 @@ export class KeysClient {
    * (`projectId`) or ask for every project's (`allProjects`).
    */
   list(options: { projectId?: string; allProjects?: boolean } = {}): Promise<KeyListResponse> {
-    const query: Record<string, string> = {};
-    if (options.projectId !== undefined) query.project_id = options.projectId;
-    if (options.allProjects) query.all_projects = 'true';
-    return this.client.request('GET', '/v1/keys', { query, schema: async () => (await contracts()).KeyListResponse });
+    const query = { project_id: options.projectId, all_projects: options.allProjects ? true : undefined };
+    return this.client.call(routes.listKeys, { query });
   }
 
   /** Owner keys find the key in any project of their tenant; other keys in their own project. */
   revoke(keyId: string): Promise<KeyInfo> {
-    return this.client.request('DELETE', `/v1/keys/${encodeURIComponent(keyId)}`, { schema: async () => (await contracts()).KeyInfo });
+    return this.client.call(routes.revokeKey, { params: { id: keyId } });
   }
 
   rotate(keyId: string): Promise<IssuedKey> {
-    return this.client.request('POST', `/v1/keys/${encodeURIComponent(keyId)}/rotate`, { schema: async () => (await contracts()).IssuedKey });
+    return this.client.call(routes.rotateKey, { params: { id: keyId } });
+  }
+
+  /** (+) The calling key's role, its permissions and the classifications it may browse (any key). */
+  access(): Promise<AccessResponse> {
+    return this.client.call(routes.access);
   }
 }
-
-export type { BootstrapResponse, CreateKeyRequest, IssuedKey, KeyInfo, KeyListResponse } from '../contracts/keys.js';

@@ -4,37 +4,9 @@ import type { z } from 'zod';
 import { createPool, type LightPool } from './undici-pool.js';
 import { apiErrorFor } from './api-errors.js';
 import { InvalidUrlError, ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type QueryValue = string | number | boolean | null | undefined;
-
-/** A response contract, or a loader of one (so zod is imported only when a check needs it). */
-export type SchemaSource<S extends z.ZodType> = S | (() => Promise<S>);
-
-/** The contract itself, loading it first when given as a loader. */
-export async function resolveSchema<S extends z.ZodType>(schema: SchemaSource<S>): Promise<S> {
-  return typeof schema === 'function' ? schema() : schema;
-}
-
-export interface RequestOptions<S extends z.ZodType> {
-  /** JSON body (serialised here); omitted for GET/DELETE. */
-  body?: unknown;
-  /** Query parameters; undefined and null values are left out. */
-  query?: Record<string, QueryValue>;
-  /** The contract of a successful response; the parsed value is returned. */
-  schema: SchemaSource<S>;
-  /**
-   * Top-level fields every successful answer has. With `responseCheck: 'shape'` only these are
-   * checked (no zod); requests without them always use the contract.
-   */
-  shape?: string[];
-  headers?: Record<string, string>;
-  /**
-   * Non-2xx statuses whose body is still a valid answer (deep health answers 503 with its
-   * report). Their body is parsed with `schema`; when it does not match, ApiError is thrown.
-   */
-  acceptStatuses?: number[];
-}
+import {
+  checkAnswer, parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport, type StreamedResponse, type StreamOptions,
+} from './wire.js';
 
 export interface TransportOptions {
   url: string;
@@ -70,29 +42,6 @@ export interface RetryPolicy {
    * wait to a person, or in tests to wait on a settable clock instead of real time.
    */
   wait?: (wait: RetryWait) => Promise<void>;
-}
-
-/**
- * What ServiceClient sends its requests through: HTTP by default; the server's MCP endpoint
- * passes an in-process transport that dispatches to its own routes.
- */
-export interface RequestTransport {
-  readonly baseUrl: string;
-  request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>>;
-  /** A streamed GET (the NDJSON export); transports without one cannot stream. */
-  stream?(path: string, options: StreamOptions): Promise<StreamedResponse>;
-  close(): Promise<void>;
-}
-
-export interface StreamOptions {
-  query?: Record<string, QueryValue>;
-  accept: string;
-}
-
-export interface StreamedResponse {
-  headers: Record<string, string>;
-  // Uint8Array, not Buffer: the declarations must not need @types/node (the chunks are Buffers at run time).
-  body: AsyncIterable<Uint8Array> & { destroy(): void };
 }
 
 /**
@@ -177,7 +126,7 @@ export class HttpTransport implements RequestTransport {
       const body = parseBody(text);
       const ok = status >= 200 && status < 300;
       if (ok || options.acceptStatuses?.includes(status)) {
-        const checked = await this.check(method, url, body, options);
+        const checked = await checkAnswer(body, options, this.opts.responseCheck);
         if (checked.success) return checked.data;
         if (ok) throw new ProtocolError(url, `unexpected response from ${method} ${url}${checked.where}; is this the right service and version?`);
       }
@@ -191,20 +140,6 @@ export class HttpTransport implements RequestTransport {
       }
       throw apiErrorFor(status, describeErrorBody(status, body), body, requestIdOf(response, body), retryAfter(response));
     }
-  }
-
-  private async check<S extends z.ZodType>(
-    method: string, url: string, body: unknown, options: RequestOptions<S>,
-  ): Promise<{ success: true; data: z.infer<S> } | { success: false; where: string }> {
-    if (this.opts.responseCheck === 'shape' && options.shape) {
-      const missing = isRecord(body) ? options.shape.find((field) => !(field in body)) : 'body';
-      return missing === undefined ? { success: true, data: body as z.infer<S> } : { success: false, where: ` (${missing}: missing)` };
-    }
-    const schema = await resolveSchema(options.schema);
-    const result = schema.safeParse(body);
-    if (result.success) return { success: true, data: result.data };
-    const issue = result.error.issues[0];
-    return { success: false, where: issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : '' };
   }
 
   /**
@@ -242,28 +177,6 @@ export class HttpTransport implements RequestTransport {
   }
 }
 
-/** `?a=1&b=x` of the defined values (empty when none); shared with the in-process MCP transport. */
-export function queryString(query: Record<string, QueryValue> | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    params.append(name, String(value));
-  }
-  const s = params.toString();
-  return s ? `?${s}` : '';
-}
-
-/** A body as JSON when it parses, else its text (null when empty). */
-export function parseBody(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 function header(response: Dispatcher.ResponseData, name: string): string | null {
   const v = response.headers[name];
   if (Array.isArray(v)) return v[0] ?? null;
@@ -274,7 +187,6 @@ function requestIdOf(response: Dispatcher.ResponseData, body: unknown): string |
   if (isRecord(body) && typeof body.request_id === 'string') return body.request_id;
   return header(response, 'x-request-id');
 }
-
 
 /**
  * How long a 429/503 asks us to wait, in ms, or null when it does not say (a quota answer:

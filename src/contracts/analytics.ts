@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLLUP_WINDOWS } from '../core/vocabulary.js';
-import { ReuseTier, queryInt } from './common.js';
+import { MAX_UNIX_SECONDS, ReuseTier, queryInt } from './common.js';
 
 /** Wire schemas of docs/behavior.md "Analytics": rollup compute/read and raw ROI events. */
 
@@ -56,14 +56,14 @@ export const RollupResponse = z.object({
 });
 export type RollupResponse = z.infer<typeof RollupResponse>;
 
-/** Latest instant whose ISO-8601 form has a four-digit year (9999-12-31T23:59:59Z). */
-const MAX_UNIX_SECONDS = 253_402_300_799;
 
 export const EventsQuery = z.object({
   limit: queryInt(1, 1000).default(100),
   /** Unix timestamp in seconds (fractions allowed); events at or after it. */
   since: z.coerce.number().min(0).max(MAX_UNIX_SECONDS).optional(),
 }).strict();
+/** The query as a client sends it (the numbers are coerced from text on the server). */
+export type EventsListQuery = Omit<z.input<typeof EventsQuery>, 'limit' | 'since'> & { limit?: number; since?: number };
 export type EventsQuery = z.input<typeof EventsQuery>;
 export type EventsInput = z.output<typeof EventsQuery>;
 

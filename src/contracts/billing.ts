@@ -55,5 +55,8 @@ export const OverageResponse = z.object({
 });
 export type OverageResponse = z.infer<typeof OverageResponse>;
 
+/** A payment event as the processor sends it (the route verifies the raw bytes first). */
+export const WebhookEvent = z.object({ id: z.string(), type: z.string() }).passthrough();
+
 export const WebhookResponse = z.object({ received: z.literal(true), applied: z.boolean() });
 export type WebhookResponse = z.infer<typeof WebhookResponse>;

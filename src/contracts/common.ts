@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLASSIFICATIONS, SOURCES } from '../core/vocabulary.js';
+import { CLASSIFICATIONS, ID, ID_RULE, PATTERN_KEY, PATTERN_KEY_PREFIX, SOURCES } from '../core/vocabulary.js';
 
 export const Classification = z.enum(CLASSIFICATIONS);
 export const Source = z.enum(SOURCES);
@@ -29,16 +29,16 @@ export const text = (max: number, tooLong = `must be at most ${max} characters`)
 /** Non-blank string with a maximum length. */
 export const nonBlank = (max: number) => text(max).refine((s) => s.trim().length > 0, 'must not be blank');
 
-/**
- * `patterns/<id>` with a path-safe id (checked before anything touches storage). Our own ids
- * are lower-case base36; the reference system's (`3f2a9c1b_1731000000000_aB3-xY`) also use
- * upper-case letters, `_` and `-`, and imported patterns keep them.
- */
-export const PatternKey = z
-  .string()
-  .regex(/^patterns\/[A-Za-z0-9_-]{1,64}$/, 'must look like patterns/<id> (id: 1-64 letters, digits, _ or -)');
+/** `patterns/<id>` with a path-safe id (the id rule: core/vocabulary.ts), checked before anything touches storage. */
+export const PatternKey = z.string().regex(PATTERN_KEY, `must look like ${PATTERN_KEY_PREFIX}<id> (id: ${ID_RULE})`);
 
-export const ProjectId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'project ids are 1-64 letters, digits, _ or -');
+export const ProjectId = z.string().regex(ID, `project ids are ${ID_RULE}`);
+
+/** Latest instant whose ISO-8601 form has a four-digit year (9999-12-31T23:59:59Z), in Unix seconds. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
+/** A point in time: ISO 8601 with a time zone (`Z` or an offset). */
+export const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
 
 /**
  * Every stored time is one text form (docs/behavior.md "Timestamps"): UTC at millisecond
@@ -62,9 +62,7 @@ export function normalizedTimestamp(iso: string): string | null {
 }
 
 /** An ISO 8601 date-time with a time zone, as input: validated and normalised (normalizedTimestamp). */
-export const Timestamp = z
-  .iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z' })
-  .transform((iso, ctx) => {
+export const Timestamp = DateTime.transform((iso, ctx) => {
     const normalized = normalizedTimestamp(iso);
     if (normalized !== null) return normalized;
     ctx.addIssue({ code: 'custom', message: `must lie between ${TIMESTAMP_RANGE.earliest} and ${TIMESTAMP_RANGE.latest}` });

@@ -69,6 +69,8 @@ export type DeletionResultResponse = z.infer<typeof DeletionResultResponse>;
 export const DeleteScopeQuery = z.object({ dry_run: queryBool.default(false) }).strict();
 /** (+) The project and tenant deletions take the same `?dry_run=true`: count, delete nothing. */
 export const DeletionQuery = DeleteScopeQuery;
+/** POST /v1/governance/delete-scope may carry dry_run in its body too; any other field is refused. */
+export const DeleteScopeBody = z.object({ dry_run: z.boolean().optional() }).strict();
 
 /** Path parameters of the deletion routes (ids of the shape every scope id has). */
 export const DeleteProjectParams = z.object({ project_id: ProjectId }).strict();

@@ -53,3 +53,9 @@ export const VersionResponse = z.object({
   build_time: z.string(),
 });
 export type VersionResponse = z.infer<typeof VersionResponse>;
+
+/** GET /v1/openapi.json: an OpenAPI document (checked only for its version field). */
+export const OpenApiDocumentResponse = z.object({ openapi: z.string() }).passthrough();
+
+/** GET /console/assets/{file}: a hashed asset name (checked further by the route itself). */
+export const ConsoleAssetParams = z.object({ file: z.string() });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TASK_CHARS } from '../core/vocabulary.js';
 import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 
 /** Wire schemas of the LLM endpoints (evaluate, compose, evolve) and the feedback store. */
@@ -8,7 +9,7 @@ import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
 export const EvaluateRequest = z.object({
   // Omitted is allowed (the spec makes it optional); given, it must say something: a blank
   // task would be sent to every evaluator for nothing.
-  task: nonBlank(10_000).optional(),
+  task: nonBlank(MAX_TASK_CHARS).optional(),
   code: nonBlank(500_000),
   output: text(500_000).optional(),
   num_evals: z.number().int().min(1).max(10).default(3),
@@ -48,7 +49,7 @@ export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 
 // ---------------------------------------------------------------- compose
 
-export const ComposeRequest = z.object({ task: nonBlank(10_000) }).strict();
+export const ComposeRequest = z.object({ task: nonBlank(MAX_TASK_CHARS) }).strict();
 export type ComposeRequest = z.input<typeof ComposeRequest>;
 export type ComposeInput = z.output<typeof ComposeRequest>;
 
@@ -116,11 +117,16 @@ export type AnalyzeFailuresResponse = z.infer<typeof AnalyzeFailuresResponse>;
 
 // ---------------------------------------------------------------- feedback
 
+/** POST /v1/feedback/decay takes no fields (an empty object or no body). */
+export const FeedbackDecayRequest = z.object({}).strict();
+
 export const FeedbackQuery = z.object({
   task_type: text(200).optional(),
   limit: queryInt(1, 100).default(10),
   offset: queryInt(0, 10_000).default(0),
 }).strict();
+/** The query as a client sends it (the numbers are coerced from text on the server). */
+export type FeedbackListQuery = Omit<z.input<typeof FeedbackQuery>, 'limit' | 'offset'> & { limit?: number; offset?: number };
 export type FeedbackQuery = z.input<typeof FeedbackQuery>;
 export type FeedbackQueryInput = z.output<typeof FeedbackQuery>;
 

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
 import { ErrorBody } from './errors.js';
-import { RECALL_BATCH_MAX } from '../core/vocabulary.js';
+import { MAX_IMPORT_RECORDS, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
 
-/** A task's length limit (the specification's 10,000 characters, counted in UTF-16 units). */
-export const TASK_MAX_CHARS = 10_000;
-
 export const LearnRequest = z.object({
-  task: nonBlank(TASK_MAX_CHARS),
+  task: nonBlank(MAX_TASK_CHARS),
   code: nonBlank(500_000),
   eval_score: z.number().min(0).max(10),
   output: text(500_000).optional(),
@@ -40,7 +37,7 @@ export const LearnResponse = z.object({
 export type LearnResponse = z.infer<typeof LearnResponse>;
 
 const recallFields = {
-  task: nonBlank(TASK_MAX_CHARS),
+  task: nonBlank(MAX_TASK_CHARS),
   limit: z.number().int().min(1).max(50).default(5),
   offset: z.number().int().min(0).max(10_000).default(0),
   deduplicate: z.boolean().default(true),
@@ -70,7 +67,7 @@ export type RecallInput = Omit<z.output<typeof RecallRequest>, 'readonly'>;
 
 /** GET /v1/recall: same fields from the query string, always read-only. */
 export const RecallQueryString = z.object({
-  task: nonBlank(TASK_MAX_CHARS),
+  task: nonBlank(MAX_TASK_CHARS),
   limit: queryInt(1, 50).default(5),
   offset: queryInt(0, 10_000).default(0),
   deduplicate: queryBool.default(true),
@@ -82,6 +79,8 @@ export const RecallQueryString = z.object({
   recency_half_life_days: z.coerce.number().positive().default(30),
   explain: queryBool.optional(),
 }).strict();
+/** The GET form's query as a client sends it: the POST fields but `readonly` (always) and `verify` (never). */
+export type RecallGetQuery = Omit<RecallRequest, 'readonly' | 'verify'>;
 
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
 export type ReuseVerification = z.infer<typeof ReuseVerification>;
@@ -215,13 +214,16 @@ export const ExportRecord = z.object({
 });
 export type ExportRecord = z.infer<typeof ExportRecord>;
 
+/** Path parameters of the `/v1/patterns/{key}` routes (the key URL-encoded as one segment, slash as %2F). */
+export const PatternKeyParams = z.object({ key: PatternKey });
+
 export const ExportResponse = z.object({ records: z.array(ExportRecord), count: z.number().int() });
 export type ExportResponse = z.infer<typeof ExportResponse>;
 
 /** Import accepts the export shape; fields other than task/code/eval_score are optional. */
 export const ImportRecord = z.object({
   key: PatternKey.optional(),
-  task: nonBlank(10_000),
+  task: nonBlank(MAX_TASK_CHARS),
   code: nonBlank(500_000),
   output: text(500_000).nullable().optional(),
   eval_score: z.number().min(0).max(10),
@@ -245,7 +247,7 @@ export const AnyImportRecord = anyImportRecord(ImportRecord);
 export type AnyImportRecord = ImportRecord | ReferenceRecordV1 | { version: unknown; key?: unknown };
 
 export const ImportRequest = z.object({
-  records: z.array(AnyImportRecord).max(10_000, 'at most 10,000 records per request'),
+  records: z.array(AnyImportRecord).max(MAX_IMPORT_RECORDS, `at most ${MAX_IMPORT_RECORDS.toLocaleString('en-US')} records per request`),
   overwrite: z.boolean().default(false),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { Classification, Source, nonBlank } from './common.js';
+import { MAX_TASK_CHARS } from '../core/vocabulary.js';
+import { Classification, MAX_UNIX_SECONDS, Source, nonBlank } from './common.js';
 
 /** The wire's rule for telling the forms apart: a record with a `version` key is the reference's. */
 const isVersionedRecord = (value: unknown): value is { version: unknown } =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'version');
 
-/** Latest timestamp accepted (9999-12-31T23:59:59Z), in unix seconds. */
-const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /**
  * The reference system's export record, version 1 (see src/core/reference-records.ts). The
@@ -16,7 +15,7 @@ export const ReferenceRecordV1 = z.object({
   version: z.literal(1),
   key: z.string().max(200),
   data: z.object({
-    task: nonBlank(10_000),
+    task: nonBlank(MAX_TASK_CHARS),
     design: z.object({
       code: nonBlank(500_000),
       output: z.string().max(500_000).nullable().optional(),

@@ -3,6 +3,7 @@
  * plans and their quotas, UTC months, overage blocks and the budget cap, dunning stages, and
  * how a payment event changes a tenant's account. Pure: time always comes in as an argument.
  */
+import { DAY_MS } from './retention.js';
 
 export const PLAN_TIERS = ['sandbox', 'pro', 'team', 'enterprise'] as const;
 export type PlanTier = (typeof PLAN_TIERS)[number];
@@ -52,7 +53,6 @@ export function lowestPlanWith(feature: PlanFeature): PlanTier {
 export const GRACE_DAYS = 7;
 /** From this day of the grace period on, a `dunning_event` warning is logged once a day. */
 export const DUNNING_WARNING_DAY = 5;
-const DAY_MS = 86_400_000;
 
 /** One tenant's subscription and overage settings. */
 export interface BillingAccount {

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.js';
-import type { Classification, Source } from './types.js';
+import { patternKeyProblem, type Classification, type Source } from './types.js';
 
 /**
  * The reference system's export record (issue 10), as its `export` writes it:
@@ -52,15 +52,6 @@ export function isVersionedRecord(value: unknown): value is ForeignVersionRecord
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'version');
 }
 
-const PATTERNS_PREFIX = 'patterns/';
-const PATTERN_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Why a key cannot address a pattern here, or null when it can. */
-export function patternKeyProblem(key: string): string | null {
-  if (!key.startsWith(PATTERNS_PREFIX)) return 'key outside patterns/';
-  if (!PATTERN_ID.test(key.slice(PATTERNS_PREFIX.length))) return 'key id must be 1-64 letters, digits, _ or -';
-  return null;
-}
 
 /**
  * A version-1 record as a flat one: the reference has no separate eval score, so its

@@ -1,4 +1,5 @@
-import { CLASSIFICATIONS, ROLES, SOURCES } from './vocabulary.js';
+import { ValidationError } from './errors.js';
+import { CLASSIFICATIONS, ID_RULE, PATTERN_KEY, PATTERN_KEY_PREFIX, ROLES, SOURCES } from './vocabulary.js';
 
 /**
  * Glossary (the words every layer uses):
@@ -74,8 +75,53 @@ export interface PatternRecord {
   last_aged_at: string | null;
 }
 
+/** The key of a pattern id (`patterns/<id>`). */
 export function patternKey(id: string): string {
-  return `patterns/${id}`;
+  return `${PATTERN_KEY_PREFIX}${id}`;
+}
+
+/** `patterns/<id>` → id; null when the key is not a well-formed pattern key. */
+export function idFromPatternKey(key: string): string | null {
+  return PATTERN_KEY.exec(key)?.[1] ?? null;
+}
+
+/** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
+export function parsePatternKey(key: string, path = 'key'): string {
+  const id = idFromPatternKey(key);
+  if (id === null) throw new ValidationError('invalid pattern key', [{ path, message: `must look like ${PATTERN_KEY_PREFIX}<id> (id: ${ID_RULE})` }]);
+  return id;
+}
+
+/** The fields of a pattern an export record carries, with its key for its id (the wire's ExportRecord). */
+export type ExportedPattern = Pick<PatternRecord,
+  'task' | 'code' | 'output' | 'eval_score' | 'success_score' | 'reuse_count' | 'run_id' | 'classification' | 'source' | 'author' |
+  'expires_at' | 'redacted' | 'created_at' | 'updated_at'> & { key: string };
+
+/** A stored pattern as an export record (export, NDJSON export, GET /v1/patterns/{key}). */
+export function toExportRecord(p: PatternRecord): ExportedPattern {
+  return {
+    key: patternKey(p.id),
+    task: p.task,
+    code: p.code,
+    output: p.output,
+    eval_score: p.eval_score,
+    success_score: p.success_score,
+    reuse_count: p.reuse_count,
+    run_id: p.run_id,
+    classification: p.classification,
+    source: p.source,
+    author: p.author,
+    expires_at: p.expires_at,
+    redacted: p.redacted,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  };
+}
+
+/** Why a key cannot address a pattern, or null when it can. */
+export function patternKeyProblem(key: string): string | null {
+  if (!key.startsWith(PATTERN_KEY_PREFIX)) return `key outside ${PATTERN_KEY_PREFIX}`;
+  return idFromPatternKey(key) === null ? `key id must be ${ID_RULE}` : null;
 }
 
 export interface PatternFilter {

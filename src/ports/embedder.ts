@@ -14,3 +14,6 @@ export interface Embedder {
   /** Releases sessions/sockets. */
   close?(): Promise<void>;
 }
+
+/** The dimension an embedder reports before its model or table is loaded (all-MiniLM-L6-v2's, the default model). */
+export const DEFAULT_EMBEDDING_DIMENSION = 384;

@@ -4,6 +4,7 @@ export interface LlmRequest {
   prompt: string;
   /** > 0 for independent evaluators; defaults to the adapter's choice. */
   temperature?: number;
+  /** Answer length limit (DEFAULT_LLM_MAX_TOKENS unless said). */
   maxTokens?: number;
   /** Ask the provider for a JSON object reply where it supports that. */
   json?: boolean;
@@ -27,3 +28,6 @@ export interface Llm {
   /** A cheap authenticated call for deep health; throws when the provider is unreachable. */
   ping(): Promise<void>;
 }
+
+/** The answer length an LLM call gets when it does not say. */
+export const DEFAULT_LLM_MAX_TOKENS = 1024;

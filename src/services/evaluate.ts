@@ -1,12 +1,11 @@
 import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError } from '../core/errors.js';
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
 import type { EvaluateInput, EvaluateResponse } from '../contracts/llm.js';
-import type { Scope } from '../core/types.js';
+import { idFromPatternKey, type Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import { countedEvalRun } from './billing.js';
 import type { ServiceDeps } from './deps.js';
 import { recordFeedback } from './feedback.js';
-import { idFromPatternKey } from './ids.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
 
 /** Independent evaluators need diverse samples; the spread is what high_variance measures. */

@@ -3,8 +3,7 @@ import { parseClassificationList } from '../core/governance.js';
 import { CLASSIFICATIONS, hasFilter, type Classification, type PatternFilter, type Scope } from '../core/types.js';
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
-import { parsePatternKey } from './patterns.js';
-import { toExportRecord } from './import-export.js';
+import { parsePatternKey, toExportRecord } from '../core/types.js';
 import type { ClassifyResponse, NdjsonExportRecord } from '../contracts/governance.js';
 
 /**

@@ -37,11 +37,3 @@ function randomSuffix(): string {
   return n.toString(36).padStart(RANDOM_WIDTH, '0');
 }
 
-/**
- * `patterns/<id>` → id; null when the key is not a well-formed pattern key. Ids we mint are
- * [0-9a-z]; imported ones may also carry upper-case letters, `_` and `-` (the reference shape).
- */
-export function idFromPatternKey(key: string): string | null {
-  const m = /^patterns\/([A-Za-z0-9_-]{1,64})$/.exec(key);
-  return m ? m[1] : null;
-}

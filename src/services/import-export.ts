@@ -3,39 +3,14 @@ import { DomainError, EmbeddingUnavailableError, QuotaExceededError, type Partia
 import { mergeCounts, redactFields, type RedactionCounts } from '../core/redaction.js';
 import { sortImportRecords } from '../core/reference-records.js';
 import type { ExportRecord, ExportResponse, ImportInput, ImportRecordInput, ImportResponse } from '../contracts/memory.js';
-import { patternKey, type PatternRecord, type Scope } from '../core/types.js';
+import { parsePatternKey, patternKey, toExportRecord, type PatternRecord, type Scope } from '../core/types.js';
 import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { BatchOutcome, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { newId } from './ids.js';
 import { importStopped } from './import-stopped.js';
-import { parsePatternKey } from './patterns.js';
 import { scopeLocks } from './scope-lock.js';
-
-/**
- * One exported pattern: every stored field plus governance metadata, addressed by key instead
- * of id; never the vector, and not the internal aging bookmark.
- */
-export function toExportRecord(p: PatternRecord): ExportRecord {
-  return {
-    key: patternKey(p.id),
-    task: p.task,
-    code: p.code,
-    output: p.output,
-    eval_score: p.eval_score,
-    success_score: p.success_score,
-    reuse_count: p.reuse_count,
-    run_id: p.run_id,
-    classification: p.classification,
-    source: p.source,
-    author: p.author,
-    expires_at: p.expires_at,
-    redacted: p.redacted,
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-  };
-}
 
 /** GET /v1/export: every pattern of the scope, oldest first. */
 export async function exportRecords(

@@ -1,27 +1,14 @@
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { browseFilter, readableClassifications } from '../core/permissions.js';
-import { patternKey, type PatternCursor, type PatternRecord, type Role, type Scope } from '../core/types.js';
+import { idFromPatternKey, parsePatternKey, patternKey, toExportRecord, type PatternCursor, type PatternRecord, type Role, type Scope } from '../core/types.js';
 import { AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
-import { idFromPatternKey } from './ids.js';
-import { toExportRecord } from './import-export.js';
 import type { DeletePatternResponse, ExportRecord, PatternHistoryResponse } from '../contracts/memory.js';
 import type { PatternListInput, PatternListResponse } from '../contracts/patterns.js';
 import { normalizedTimestamp } from '../contracts/common.js';
 
 /** How many eval observations the history shows (the ranking reads the same recent ones). */
 export const HISTORY_EVALS = 20;
-
-/** `patterns/<id>` → id, or a 422 naming the field (checked before storage is touched). */
-export function parsePatternKey(key: string, path = 'key'): string {
-  const id = idFromPatternKey(key);
-  if (id === null) {
-    throw new ValidationError('invalid pattern key', [
-      { path, message: 'must look like patterns/<id> (id: lower-case letters and digits)' },
-    ]);
-  }
-  return id;
-}
 
 /**
  * The pattern the role may browse (docs/behavior.md "Auth and scope"), else a 404 like an absent

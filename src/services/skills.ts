@@ -4,7 +4,7 @@ import type {
 } from '../contracts/memory.js';
 import { patternKey, type Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
-import { parsePatternKey } from './patterns.js';
+import { parsePatternKey } from '../core/types.js';
 
 /** Tags are trimmed, lower-cased and de-duplicated (first occurrence order kept). */
 export function normaliseSkills(skills: string[]): string[] {

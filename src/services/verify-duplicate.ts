@@ -1,7 +1,7 @@
 import type { DuplicateCheck } from '../contracts/memory.js';
 import type { PatternRecord } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
-import { FENCE_RULE, extractJson, fence } from './llm-support.js';
+import { FENCE_RULE, VERIFY_CODE_CHARS as CODE_CHARS, extractJson, fence } from './llm-support.js';
 
 /**
  * The same second opinion on learn (opt-in `verify_duplicates: true`): before a run is merged
@@ -15,7 +15,6 @@ export interface DuplicateCheckOutcome {
   warning?: string;
 }
 
-const CODE_CHARS = 6000;
 
 const SYSTEM =
   'You decide whether two programming runs do the same job, so that one can replace the other in a library of ' +

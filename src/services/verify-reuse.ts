@@ -6,7 +6,7 @@ import type { ReuseVerification } from '../contracts/memory.js';
 import type { PatternRecord, ReuseTier, Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import type { ServiceDeps } from './deps.js';
-import { FENCE_RULE, extractJson, fence } from './llm-support.js';
+import { FENCE_RULE, VERIFY_CODE_CHARS as CODE_CHARS, extractJson, fence } from './llm-support.js';
 
 /**
  * Verified reuse (opt-in `verify: true` on recall): a second opinion from the LLM on the
@@ -28,8 +28,6 @@ export interface PageReview {
 }
 
 const CACHE_SIZE = 2000;
-/** Stored code beyond this is cut from the prompt: enough to judge, bounded cost. */
-const CODE_CHARS = 6000;
 
 const SYSTEM =
   'You review whether stored code can be reused for a new programming task. For each numbered candidate, ' +

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, InvalidUrlError, ProtocolError, ServiceClient, TransportError } from '../../src/client/index.js';
+import { ApiClient, FetchTransport, UNCHECKED } from '../../src/client/browser.js';
 
 /**
  * The client against a scripted loopback HTTP server: what goes on the wire (headers, paths,
@@ -63,6 +64,28 @@ describe('ServiceClient on the wire', () => {
     expect(seen[0].url).toBe('/memory/v1/patterns/patterns%2Fabc');
     expect(seen[0].headers.authorization).toBeUndefined();
     expect(seen[1].url).toBe('/memory/v1/recall?task=a+b%26c&limit=3&deduplicate=false');
+  });
+
+  it('sends a skills search by `required`, the contract\'s other name for the tag list', async () => {
+    reply = (_s, res) => json(res, 200, { matches: [], count: 0 });
+    const client = new ServiceClient({ url: base });
+    await client.skillsSearch({ required: ['csv', 'parsing'], match_all: true });
+    await client.close();
+    expect(seen[0].url).toBe('/v1/skills/search');
+    expect(seen[0].body).toEqual({ required: ['csv', 'parsing'], match_all: true });
+  });
+
+  it('calls the same table over fetch (the console\'s transport): headers read per request, errors as ApiError', async () => {
+    let key = 'k-1';
+    const client = new ApiClient(new FetchTransport({ url: base, headers: () => ({ authorization: `Bearer ${key}` }) }), UNCHECKED);
+    reply = (_s, res) => json(res, 200, { job_id: 'j/1', operation: 'aging', status: 'pending', created_at: 'x', started_at: null, completed_at: null, attempts: 0, result: null, error: null });
+    await client.jobs.cancel('j/1');
+    key = 'k-2';
+    reply = (_s, res) => json(res, 404, { code: 'not_found', detail: 'no such job', request_id: 'r-9' });
+    const error = await client.jobs.get('j/2').catch((e: unknown) => e);
+    expect(seen.map((s) => `${s.method} ${s.url} ${s.headers.authorization}`)).toEqual(['POST /v1/jobs/j%2F1/cancel Bearer k-1', 'GET /v1/jobs/j%2F2 Bearer k-2']);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found', detail: 'no such job', requestId: 'r-9' });
   });
 
   it('turns an error answer into ApiError with status, detail, body and request id', async () => {

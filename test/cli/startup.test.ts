@@ -68,13 +68,25 @@ const cli = (args: string[]) => loadedBy([BIN, ...args]);
 /** The built public entry of the package (what `import … from 'agent-memory-service'` loads). */
 const CLIENT_ENTRY = pathToFileURL(join(dirname(BIN), '..', 'dist', 'src', 'client', 'index.js')).href;
 
-const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|(^|\/)server\/|\/src\/(adapters|services|contracts)\//;
+/**
+ * The route table (src/contracts/routes.js) is the one contract module a command may load: it
+ * holds methods and paths and imports nothing (checked below); the schemas load on demand.
+ */
+const HEAVY = /node_modules\/(zod|fastify|pg|pgvector|openai|@anthropic-ai|@huggingface|onnxruntime|prom-client|pino|ora|@inquirer)\/|(^|\/)server\/|\/src\/(adapters|services)\/|\/src\/contracts\/(?!routes\.js$)/;
+const ROUTE_TABLE = join(dirname(BIN), '..', 'dist', 'src', 'contracts', 'routes.js');
 const commandFiles = (sources: string[]) => sources.filter((s) => /(^|\/)commands\/[a-z-]+\.js$/.test(s)).map((s) => s.split('/').pop()).sort();
 
 describe('what a command loads', () => {
   it('the bundle knows every chunk it ships', () => {
     expect(Object.keys(chunks)).toContain('entry.js');
     expect(Object.values(chunks).flatMap((c) => c.sources).some((s) => s.endsWith('dist/commands/recall.js'))).toBe(true);
+  });
+
+  it('the route table, which every call loads, imports nothing (so no zod and no schema)', () => {
+    const table = readFileSync(ROUTE_TABLE, 'utf8');
+    expect(table).toContain('/v1/recall');
+    expect(table.match(/^\s*(import|export .* from)\b.*$/gm) ?? []).toEqual([]);
+    expect(table).not.toMatch(/\bimport\(/);
   });
 
   it('--version loads neither commander nor any command', () => {

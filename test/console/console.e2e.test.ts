@@ -269,7 +269,10 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
       const tiles = page.locator('.tiles');
       await tiles.waitFor();
       expect(await tiles.textContent()).toContain('Patterns4');
-      expect(await page.getByRole('article', { name: 'daily rollup' }).textContent()).toContain('ROI score');
+      // The rollup is read by its own request, which may answer after the tiles: wait for it.
+      const daily = page.getByRole('article', { name: 'daily rollup' });
+      await daily.getByText('ROI score').waitFor();
+      expect(await daily.textContent()).toContain('ROI score');
     } finally {
       await context.close();
     }

@@ -76,9 +76,9 @@ export function indexContracts(modules: Record<string, Record<string, unknown>>,
   return { names, shapes };
 }
 
-function compilerOptions(root: string): ts.CompilerOptions {
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+function compilerOptions(root: string, tsconfig: string): ts.CompilerOptions {
+  const config = ts.readConfigFile(join(root, tsconfig), ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, join(root, tsconfig, '..'));
   return { ...parsed.options, noEmit: true, declaration: false, sourceMap: false };
 }
 
@@ -87,8 +87,8 @@ function compilerOptions(root: string): ts.CompilerOptions {
  * copies a contract by name or by property set. Property sets come from the type checker, so
  * `extends`, intersections, Pick and Omit count as well as literal members.
  */
-export function wireTypeViolations(root: string, sources: ServiceSource[], contracts: ContractIndex): string[] {
-  const options = compilerOptions(root);
+export function wireTypeViolations(root: string, sources: ServiceSource[], contracts: ContractIndex, tsconfig = 'tsconfig.json'): string[] {
+  const options = compilerOptions(root, tsconfig);
   const virtual = new Map(sources.filter((s) => s.text !== undefined).map((s) => [resolve(s.path), s.text!]));
   const host = ts.createCompilerHost(options, true);
   const getSourceFile = host.getSourceFile.bind(host);
@@ -127,8 +127,13 @@ export function wireTypeViolations(root: string, sources: ServiceSource[], contr
   return violations;
 }
 
-/** The repository's service files and contract modules, as the real check reads them. */
-export async function repositoryInputs(root: string): Promise<{ services: ServiceSource[]; contracts: ContractIndex }> {
+/**
+ * The repository's files that use the contracts (services, the client, the console, each
+ * compiled with its own tsconfig) and the contract modules, as the real check reads them.
+ */
+export async function repositoryInputs(root: string): Promise<{
+  services: ServiceSource[]; client: ServiceSource[]; console: ServiceSource[]; contracts: ContractIndex;
+}> {
   const ts_ = (dir: string) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts')).sort().map((f) => join(root, dir, f));
   const contractFiles = ts_('src/contracts');
   const modules: Record<string, Record<string, unknown>> = {};
@@ -138,5 +143,12 @@ export async function repositoryInputs(root: string): Promise<{ services: Servic
     modules[rel] = (await import(file)) as Record<string, unknown>;
     texts[rel] = readFileSync(file, 'utf8');
   }
-  return { services: ts_('src/services').map((path) => ({ path })), contracts: indexContracts(modules, texts) };
+  const consoleFiles = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? consoleFiles(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(root, dir, entry.name)] : []);
+  return {
+    services: ts_('src/services').map((path) => ({ path })),
+    client: ts_('src/client').filter((path) => !path.endsWith('.d.ts')).map((path) => ({ path })),
+    console: consoleFiles('console/src').sort().map((path) => ({ path })),
+    contracts: indexContracts(modules, texts),
+  };
 }

@@ -4,16 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { repositoryInputs, wireTypeViolations, type ContractIndex, type ServiceSource } from '../support/wire-type-check.js';
 
 /**
- * Services take and return the contracts' types (z.input / z.output); a hand-written copy next
- * to a contract compiles even after the two drift apart, so this check refuses copies.
+ * Services, the client and the console take and return the contracts' types (z.input /
+ * z.output); a hand-written copy next to a contract compiles even after the two drift apart,
+ * so this check refuses copies.
  */
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 let services: ServiceSource[];
+let client: ServiceSource[];
+let consoleFiles: ServiceSource[];
 let contracts: ContractIndex;
 
 beforeAll(async () => {
-  ({ services, contracts } = await repositoryInputs(ROOT));
+  ({ services, client, console: consoleFiles, contracts } = await repositoryInputs(ROOT));
 });
 
 /** A service file that does not exist on disk: its imports resolve as if it did. */
@@ -32,6 +35,16 @@ describe('wire types have one source', () => {
 
   it('no service declares a wire type the contracts already have', () => {
     expect(wireTypeViolations(ROOT, services, contracts)).toEqual([]);
+  }, 60_000);
+
+  it('no client file declares a wire type the contracts already have', () => {
+    expect(client.length).toBeGreaterThan(10);
+    expect(wireTypeViolations(ROOT, client, contracts)).toEqual([]);
+  }, 60_000);
+
+  it('no console file declares a wire type the contracts already have', () => {
+    expect(consoleFiles.some((f) => f.path.endsWith('screens/patterns.tsx'))).toBe(true);
+    expect(wireTypeViolations(ROOT, consoleFiles, contracts, 'console/tsconfig.json')).toEqual([]);
   }, 60_000);
 
   it('catches a copy by name, by literal members, through extends and through an intersection', () => {

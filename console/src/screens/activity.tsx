@@ -1,7 +1,7 @@
 import { allows, type Abilities } from '../abilities.js';
-import { api, ApiError, get } from '../api.js';
+import { ApiError, client, routes } from '../api.js';
 import { BarChart, LineChart, bucketize } from '../charts.js';
-import { ROLLUP_WINDOWS, type EventsResponse, type MetricsResponse, type RollupResponse } from '../types.js';
+import { ROLLUP_WINDOWS, type EventsResponse } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, fmtPercent, useAction, useLoad } from '../ui.js';
 
 type Event = EventsResponse['events'][number];
@@ -13,8 +13,8 @@ function label(ms: number): string {
 }
 
 export function ActivityScreen({ can }: { can: Abilities }) {
-  const metrics = useLoad(() => get<MetricsResponse>('/v1/metrics'), []);
-  const events = useLoad(() => get<EventsResponse>('/v1/analytics/events', { limit: 1000 }), []);
+  const metrics = useLoad(() => client.metrics(), []);
+  const events = useLoad(() => client.analytics.events({ limit: 1000 }), []);
   const list = events.data?.events ?? [];
   const buckets = bucketize(list, (e: Event) => Date.parse(e.at), BUCKETS);
   const counts = buckets.map((b) => ({
@@ -53,7 +53,7 @@ export function ActivityScreen({ can }: { can: Abilities }) {
         {events.loading && <Loading what="events" />}
         {events.data && (
           <>
-            <p class="muted">The last {events.data.count} recorded events (GET /v1/analytics/events), in {BUCKETS} equal spans; recalls include read-only lookups.</p>
+            <p class="muted">The last {events.data.count} recorded events (GET {routes.events.path}), in {BUCKETS} equal spans; recalls include read-only lookups.</p>
             <div class="charts">
               <BarChart title="Recalls and learns" points={counts} series={['recalls', 'learns']} />
               <BarChart title="Duplicate hits" points={duplicates} series={['duplicate hits']} />
@@ -73,13 +73,13 @@ export function ActivityScreen({ can }: { can: Abilities }) {
 
 function Rollup({ window, canCompute }: { window: (typeof ROLLUP_WINDOWS)[number]; canCompute: boolean }) {
   const stored = useLoad(
-    () => get<RollupResponse>(`/v1/analytics/rollup/${window}`).catch((err: unknown) => {
+    () => client.analytics.getRollup(window).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 404) return null;
       throw err;
     }),
     [window],
   );
-  const compute = useAction(() => api<RollupResponse>('POST', '/v1/analytics/rollup', { window }));
+  const compute = useAction(() => client.analytics.rollup({ window }));
   const rollup = compute.result ?? stored.data;
   return (
     <article class="card-inner" aria-label={`${window} rollup`}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, get } from '../api.js';
-import type { AnalyzeFailuresResponse, EvaluateResponse, FeedbackResponse, JobListResponse, JobRecord } from '../types.js';
+import { client, routes } from '../api.js';
+import type { EvaluateResponse, JobRecord } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 
 interface Run {
@@ -24,8 +24,8 @@ function classify(job: JobRecord, below: number): Run {
 
 export function EvaluationsScreen() {
   const [below, setBelow] = useState(5);
-  const jobs = useLoad(() => get<JobListResponse>('/v1/jobs', { limit: 100 }), []);
-  const feedback = useLoad(() => get<FeedbackResponse>('/v1/feedback', { limit: 50 }), []);
+  const jobs = useLoad(() => client.jobs.list({ limit: 100 }), []);
+  const feedback = useLoad(() => client.llm.feedback({ limit: 50 }), []);
   const runs = (jobs.data?.jobs ?? [])
     .filter((j) => j.operation === 'evaluate')
     .map((j) => classify(j, below))
@@ -47,7 +47,7 @@ export function EvaluationsScreen() {
         {runs.map((run) => <RunCard key={run.job.job_id} run={run} />)}
       </Section>
       <Section title="Feedback clusters" id="feedback-title">
-        <p class="muted">Feedback sentences that recur across evaluations (GET /v1/feedback); weight fades with age.</p>
+        <p class="muted">Feedback sentences that recur across evaluations (GET {routes.feedback.path}); weight fades with age.</p>
         <ErrorBox error={feedback.error} />
         {feedback.loading && <Loading what="feedback" />}
         {feedback.data && clusters.length === 0 && <p class="muted">No feedback recorded yet.</p>}
@@ -105,7 +105,7 @@ function RunCard({ run }: { run: Run }) {
 
 function AnalyzeFailures() {
   const [minCount, setMinCount] = useState(1);
-  const action = useAction(() => api<AnalyzeFailuresResponse>('POST', '/v1/analyze-failures', { min_count: minCount }));
+  const action = useAction(() => client.llm.analyzeFailures({ min_count: minCount }));
   return (
     <Section title="Analyze failures" id="analyze-title">
       <form class="row" onSubmit={(e) => { e.preventDefault(); void action.run(); }}>

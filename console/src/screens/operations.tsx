@@ -1,18 +1,14 @@
 import { useState } from 'preact/hooks';
-import { api, get } from '../api.js';
+import { client, filled } from '../api.js';
 import type { Abilities } from '../abilities.js';
 import {
   JOB_STATUSES,
-  type BillingStatusResponse,
-  type DeepHealthResponse,
-  type HealthResponse,
+  ROLES,
+  type CreateKeyRequest,
   type IssuedKey,
-  type JobListResponse,
   type JobRecord,
+  type JobStatus,
   type KeyInfo,
-  type KeyListResponse,
-  type RetentionApplyResponse,
-  type RetentionPolicyResponse,
 } from '../types.js';
 import { Confirm, CopyButton, ErrorBox, Loading, Section, fmtDate, useAction, useLoad } from '../ui.js';
 
@@ -29,8 +25,8 @@ export function OperationsScreen({ can }: { can: Abilities }) {
 }
 
 function Health() {
-  const basic = useLoad(() => get<HealthResponse>('/v1/health'), []);
-  const deep = useLoad(() => get<DeepHealthResponse>('/v1/health/deep'), []);
+  const basic = useLoad(() => client.health(), []);
+  const deep = useLoad(() => client.healthDeep(), []);
   return (
     <Section title="Health" id="health-title">
       <ErrorBox error={basic.error} />
@@ -71,9 +67,9 @@ function Health() {
 
 function Jobs() {
   const [status, setStatus] = useState('');
-  const jobs = useLoad(() => get<JobListResponse>('/v1/jobs', { status, limit: 50 }), [status]);
+  const jobs = useLoad(() => client.jobs.list({ ...filled({ status: status as JobStatus }), limit: 50 }), [status]);
   const [cancelling, setCancelling] = useState<JobRecord | null>(null);
-  const cancel = useAction((id: string) => api<JobRecord>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`));
+  const cancel = useAction((id: string) => client.jobs.cancel(id));
   return (
     <Section title="Jobs" id="jobs-title">
       <label>
@@ -122,14 +118,14 @@ function Jobs() {
 }
 
 function Keys({ can }: { can: Abilities }) {
-  const keys = useLoad(() => (can.keys ? get<KeyListResponse>('/v1/keys') : Promise.resolve(null)), [can.keys]);
+  const keys = useLoad(() => (can.keys ? client.keys.list() : Promise.resolve(null)), [can.keys]);
   const [name, setName] = useState('');
   const [role, setRole] = useState('reader');
   const [issued, setIssued] = useState<IssuedKey | null>(null);
   const [pending, setPending] = useState<{ key: KeyInfo; what: 'rotate' | 'revoke' } | null>(null);
-  const create = useAction(() => api<IssuedKey>('POST', '/v1/keys', { name, role }));
+  const create = useAction(() => client.keys.create({ name, role: role as CreateKeyRequest['role'] }));
   const change = useAction((key: KeyInfo, what: 'rotate' | 'revoke') =>
-    what === 'rotate' ? api<IssuedKey>('POST', `/v1/keys/${key.key_id}/rotate`) : api<KeyInfo>('DELETE', `/v1/keys/${key.key_id}`),
+    what === 'rotate' ? client.keys.rotate(key.key_id) : client.keys.revoke(key.key_id),
   );
   return (
     <Section title="API keys" id="keys-title">
@@ -148,7 +144,7 @@ function Keys({ can }: { can: Abilities }) {
             <label>
               Role
               <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-                {['reader', 'editor', 'admin', 'owner'].map((r) => <option key={r} value={r}>{r}</option>)}
+                {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
               </select>
             </label>
             <button type="submit" disabled={create.busy}>Create key</button>
@@ -212,9 +208,9 @@ function Keys({ can }: { can: Abilities }) {
 }
 
 function Retention() {
-  const policy = useLoad(() => get<RetentionPolicyResponse>('/v1/governance/retention'), []);
-  const dryRun = useAction(() => api<RetentionApplyResponse>('POST', '/v1/governance/retention/apply', { dry_run: true }));
-  const apply = useAction(() => api<RetentionApplyResponse>('POST', '/v1/governance/retention/apply', { dry_run: false }));
+  const policy = useLoad(() => client.governance.retention.get(), []);
+  const dryRun = useAction(() => client.governance.retention.apply(true));
+  const apply = useAction(() => client.governance.retention.apply(false));
   const [asking, setAsking] = useState(false);
   return (
     <Section title="Retention" id="retention-title">
@@ -250,7 +246,7 @@ function Retention() {
 }
 
 function Billing() {
-  const status = useLoad(() => get<BillingStatusResponse>('/v1/billing/status'), []);
+  const status = useLoad(() => client.billing.status(), []);
   if (status.loading) return null;
   if (status.error) return <Section title="Billing" id="billing-title"><ErrorBox error={status.error} /></Section>;
   const b = status.data;

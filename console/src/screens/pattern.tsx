@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, get, keyPath } from '../api.js';
+import { client } from '../api.js';
 import { Code } from '../highlight.js';
 import { navigate } from '../router.js';
 import { LineChart } from '../charts.js';
-import { CLASSIFICATIONS, type DeletePatternResponse, type ExportRecord, type PatternHistoryResponse, type SkillsRegisterResponse } from '../types.js';
+import { CLASSIFICATIONS, type ExportRecord, type PatternHistoryResponse } from '../types.js';
 import { Confirm, ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 import { allows, type Abilities } from '../abilities.js';
 
 export function PatternScreen({ patternKey, can }: { patternKey: string; can: Abilities }) {
-  const record = useLoad(() => get<ExportRecord>(`/v1/patterns/${keyPath(patternKey)}`), [patternKey]);
-  const history = useLoad(() => get<PatternHistoryResponse>(`/v1/patterns/${keyPath(patternKey)}/history`), [patternKey]);
+  const record = useLoad(() => client.getPattern(patternKey), [patternKey]);
+  const history = useLoad(() => client.patternHistory(patternKey), [patternKey]);
   if (record.error) return <Section title="Pattern"><ErrorBox error={record.error} /></Section>;
   if (!record.data) return <Loading what="the pattern" />;
   const p = record.data;
@@ -52,7 +52,7 @@ export function PatternScreen({ patternKey, can }: { patternKey: string; can: Ab
 
 function Reclassify({ record, onDone, can }: { record: ExportRecord; onDone: () => void; can: Abilities }) {
   const [value, setValue] = useState(record.classification);
-  const action = useAction(() => api<ExportRecord>('PUT', `/v1/governance/patterns/${keyPath(record.key)}/classify`, { classification: value }));
+  const action = useAction(() => client.governance.classify(record.key, value));
   if (!can.admin) return <p class="muted">Reclassifying and deleting need an admin key.</p>;
   return (
     <form class="row" onSubmit={async (e) => { e.preventDefault(); if (await action.run()) onDone(); }}>
@@ -91,7 +91,7 @@ function History({ history }: { history: PatternHistoryResponse }) {
 
 function Tag({ record, onDone, can }: { record: ExportRecord; onDone: () => void; can: Abilities }) {
   const [text, setText] = useState('');
-  const action = useAction((skills: string[]) => api<SkillsRegisterResponse>('POST', '/v1/skills/register', { pattern_key: record.key, skills }));
+  const action = useAction((skills: string[]) => client.skillsRegister({ pattern_key: record.key, skills }));
   const skills = text.split(',').map((s) => s.trim()).filter(Boolean);
   if (!allows(can, 'skills:register')) return <p class="muted">Replacing skill tags needs an editor key.</p>;
   return (
@@ -109,7 +109,7 @@ function Tag({ record, onDone, can }: { record: ExportRecord; onDone: () => void
 
 function Delete({ record, can }: { record: ExportRecord; can: Abilities }) {
   const [asking, setAsking] = useState(false);
-  const action = useAction(() => api<DeletePatternResponse>('DELETE', `/v1/patterns/${keyPath(record.key)}`));
+  const action = useAction(() => client.deletePattern(record.key));
   if (!can.admin) return null;
   return (
     <>

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { apiText, get } from '../api.js';
+import { client, filled } from '../api.js';
 import type { Abilities } from '../abilities.js';
 import { href, navigate, type Route } from '../router.js';
-import { SOURCES, type PatternList, type PatternSummary, type RecallResponse } from '../types.js';
+import { CLASSIFICATIONS, SOURCES, type PatternList, type PatternListQuery, type PatternSummary, type RecallGetQuery, type RecallResponse } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 
 const FILTERS = ['classification', 'source', 'min_score', 'max_score', 'updated_after', 'updated_before'] as const;
@@ -18,9 +18,10 @@ function filterOf(route: Route): Filter {
 }
 
 /** Date inputs give a day; the API takes a date-time. */
-function apiFilter(filter: Filter): Record<string, string | undefined> {
+function apiFilter(filter: Filter): PatternListQuery {
   const day = (value: string | undefined, end: boolean) => (value ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : undefined);
-  return { ...filter, updated_after: day(filter.updated_after, false), updated_before: day(filter.updated_before, true) };
+  // Text from the URL: the server checks each value (422 naming the field).
+  return filled({ ...filter, updated_after: day(filter.updated_after, false), updated_before: day(filter.updated_before, true) }) as PatternListQuery;
 }
 
 /**
@@ -29,7 +30,7 @@ function apiFilter(filter: Filter): Record<string, string | undefined> {
  * exports within the default rate limits.
  */
 async function exportNdjson(filter: Filter): Promise<{ lines: string; count: number }> {
-  const lines = await apiText('/v1/patterns/export', apiFilter(filter));
+  const lines = await client.exportPatterns(apiFilter(filter));
   let count = 0;
   for (let i = lines.indexOf('\n'); i >= 0; i = lines.indexOf('\n', i + 1)) count++;
   return { lines, count };
@@ -48,7 +49,7 @@ export function PatternsScreen({ route, can }: { route: Route; can: Abilities })
   const filter = filterOf(route);
   const cursor = route.query.get('cursor') ?? undefined;
   const task = route.query.get('q') ?? '';
-  const list = useLoad(() => get<PatternList>('/v1/patterns', { ...apiFilter(filter), limit: 20, cursor }), [route.query.toString()]);
+  const list = useLoad(() => client.listPatterns({ ...apiFilter(filter), limit: 20, cursor }), [route.query.toString()]);
   const exporting = useAction(exportNdjson);
 
   const onFilter = (event: Event) => {
@@ -155,7 +156,7 @@ function PatternTable({ patterns }: { patterns: PatternSummary[] }) {
 function SearchPanel({ task, filter }: { task: string; filter: Filter }) {
   const [text, setText] = useState(task);
   const results = useLoad(
-    () => (task ? get<RecallResponse>('/v1/recall', { task, limit: 10, classification: filter.classification, source: filter.source, min_score: filter.min_score }) : Promise.resolve(null)),
+    () => (task ? client.recallGet({ task, limit: 10, ...(filled({ classification: filter.classification, source: filter.source, min_score: filter.min_score }) as Partial<RecallGetQuery>) }) : Promise.resolve(null)),
     [task, filter.classification, filter.source, filter.min_score],
   );
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { get, queryString, session } from '../api.js';
+import { client, filled, pathOf, queryString, routes, session } from '../api.js';
 import { href, navigate, type Route } from '../router.js';
-import { CLASSIFICATIONS, type Explain, type RecallResponse } from '../types.js';
+import { CLASSIFICATIONS, type Explain, type RecallGetQuery, type RecallResponse } from '../types.js';
 import { CopyButton, ErrorBox, Loading, Section, fmtFixed, useLoad } from '../ui.js';
 
 const FIELDS = ['task', 'limit', 'classification', 'min_score', 'recency_weight', 'deduplicate', 'eval_weighted'] as const;
@@ -50,8 +50,8 @@ export function copyLineProblem(params: Params): string | null {
 
 /** The same read-only query as a curl line (the key from the environment, never written out). */
 export function curlLine(params: Params): string {
-  // URLSearchParams percent-encodes every value; the whole URL is one quoted word.
-  const url = `${location.origin}/v1/recall${queryString({ ...params, explain: true })}`;
+  // queryString percent-encodes every value; the whole URL is one quoted word.
+  const url = `${location.origin}${pathOf(routes.recallGet)}${queryString(filled({ ...params, explain: true }))}`;
   const project = session.project();
   return [
     'curl -s',
@@ -81,7 +81,8 @@ export function RecallScreen({ route }: { route: Route }) {
   const problem = copyLineProblem(params);
   const [draft, setDraft] = useState<Params>(params);
   const result = useLoad(
-    () => (params.task ? get<RecallResponse>('/v1/recall', { ...params, explain: true }) : Promise.resolve(null)),
+    // The page's fields are text from the URL; the server reads them as the query string they are.
+    () => (params.task ? client.call(routes.recallGet, { query: { ...filled(params), task: params.task, explain: true } as RecallGetQuery }) : Promise.resolve(null)),
     [route.query.toString()],
   );
   const set = (name: keyof Params) => (e: Event) => setDraft({ ...draft, [name]: (e.currentTarget as HTMLInputElement).value });
@@ -89,7 +90,7 @@ export function RecallScreen({ route }: { route: Route }) {
   return (
     <>
       <Section title="Recall debugger" id="debugger-title">
-        <p class="muted">Runs the read-only recall (GET /v1/recall with explain): nothing is counted as a reuse.</p>
+        <p class="muted">Runs the read-only recall (GET {routes.recallGet.path} with explain): nothing is counted as a reuse.</p>
         <form
           class="filters"
           onSubmit={(e) => {

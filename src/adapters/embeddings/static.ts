@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
-import type { Embedder } from '../../ports/embedder.js';
+import { DEFAULT_EMBEDDING_DIMENSION as DEFAULT_DIMENSION, type Embedder } from '../../ports/embedder.js';
 import { silentLogger, type Logger } from '../../ports/observability.js';
 import { embeddingTable, type EmbeddingTable } from './embedding-table.js';
 import { readSafetensors, SafetensorsError } from './safetensors.js';
@@ -29,8 +29,6 @@ export interface StaticEmbedderOptions {
 }
 
 const DEFAULT_MAX_TOKENS = 512;
-/** Dimension reported before the table is read. */
-const DEFAULT_DIMENSION = 384;
 /** Characters tokenised first for a long text: enough for 512 tokens in most prose. */
 const FIRST_PREFIX_CHARS = 4096;
 

@@ -2,7 +2,7 @@ import { dirname, join, resolve, basename } from 'node:path';
 import type { FeatureExtractionPipeline } from '@huggingface/transformers';
 import { EmbeddingUnavailableError } from '../../core/errors.js';
 import type { EmbeddingInfo } from '../../core/types.js';
-import type { Embedder } from '../../ports/embedder.js';
+import { DEFAULT_EMBEDDING_DIMENSION as DEFAULT_DIMENSION, type Embedder } from '../../ports/embedder.js';
 import { silentLogger, type Logger } from '../../ports/observability.js';
 import { chunks, toUnitVector } from './vector.js';
 
@@ -57,8 +57,6 @@ export interface TransformersEmbedderOptions {
   logger?: Logger;
 }
 
-/** Dimension reported before the model has been loaded (all-MiniLM-L6-v2's). */
-const DEFAULT_DIMENSION = 384;
 const DEFAULT_BATCH_SIZE = 64;
 const PROBE_TEXT = 'dimension probe';
 

@@ -1,9 +1,8 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { LlmCompletion, LlmRequest } from '../../ports/llm.js';
+import { DEFAULT_LLM_MAX_TOKENS, type LlmCompletion, type LlmRequest } from '../../ports/llm.js';
 import { type ProviderClient, translateSdkError } from './provider.js';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-const DEFAULT_MAX_TOKENS = 1024;
 
 export interface AnthropicOptions {
   apiKey: string;
@@ -40,7 +39,7 @@ export function createAnthropicClient(opts: AnthropicOptions): ProviderClient {
         const res = await client.messages.create(
           {
             model: opts.model,
-            max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+            max_tokens: req.maxTokens ?? DEFAULT_LLM_MAX_TOKENS,
             system: req.system,
             messages: [{ role: 'user', content: req.prompt }],
             // The Messages API accepts 0–1.

@@ -1,9 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { LlmCompletion, LlmRequest } from '../../ports/llm.js';
+import { DEFAULT_LLM_MAX_TOKENS, type LlmCompletion, type LlmRequest } from '../../ports/llm.js';
 import { type ProviderClient, translateSdkError } from './provider.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-const DEFAULT_MAX_TOKENS = 1024;
 
 export interface OpenAiOptions {
   apiKey: string;
@@ -44,7 +43,7 @@ export function createOpenAiClient(opts: OpenAiOptions): ProviderClient {
             ],
             ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
             // max_tokens rather than max_completion_tokens: OpenAI-compatible servers accept it.
-            max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+            max_tokens: req.maxTokens ?? DEFAULT_LLM_MAX_TOKENS,
             ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
           },
           { signal, headers },

@@ -3,6 +3,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { scrubSecretText } from '../../core/secret-scrub.js';
 import { batchedStderr } from './turn-batch.js';
 import { outputNumberReplacer } from '../../core/output-numbers.js';
+import { REDACTED } from '../../core/redaction.js';
 
 /**
  * The process logger: pino, writing JSON lines (SERVICE_JSON_LOGS=true) or one readable line
@@ -24,7 +25,6 @@ export type AppLogger = PinoLogger;
 
 /** Field names whose values never reach a log line, at any depth. */
 const SECRET_FIELD = /authorization|api[_-]?key|secret|password|passwd|token|cookie/i;
-const REDACTED = '[REDACTED]';
 const MAX_DEPTH = 6;
 
 /**

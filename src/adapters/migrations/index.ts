@@ -3,5 +3,4 @@ export {
   assertSchemaCurrent, migrateDown, migrateUp, migrationStatus,
   type MigrationOptions, type RevisionStatus, type SchemaStatus,
 } from './runner.js';
-export { openMaintenancePool } from './connect.js';
 export { planMigrateUp, type PlannedStep } from './plan.js';

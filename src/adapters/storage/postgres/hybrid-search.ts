@@ -3,9 +3,7 @@ import type { WorkBudget } from '../../../core/slices.js';
 import { hasFilter, type Scope } from '../../../core/types.js';
 import { BM25_B, BM25_K1, SELECTIVE_MAX_DOCS, SELECTIVE_MIN_DOCS, SELECTIVE_SHARE } from '../../../core/bm25.js';
 import { scopeWhere, scoresFromText, vectorParam } from './rows.js';
-import { INDEXED_DIMENSIONS, recentEvalsSql, type SearchStatement } from './search.js';
-
-const DEFAULT_EF_SEARCH = 40;
+import { DEFAULT_EF_SEARCH, INDEXED_DIMENSIONS, recentEvalsSql, type SearchStatement } from './search.js';
 
 /**
  * A float8 SQL literal. A bare `0.75` is numeric in PostgreSQL, and numeric arithmetic on every

@@ -12,7 +12,7 @@ export const INDEXED_DIMENSIONS: readonly number[] = [384, 1536];
  */
 export const SEARCH_SESSION_SQL = 'SET hnsw.iterative_scan = relaxed_order';
 /** pgvector's default candidate list; searches for more rows widen it for their transaction. */
-const DEFAULT_EF_SEARCH = 40;
+export const DEFAULT_EF_SEARCH = 40;
 
 export interface SearchStatement {
   /** Transaction-local planner settings, sent with BEGIN ('' when the session's suffice). */

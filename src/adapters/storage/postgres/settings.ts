@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../core/errors.js';
+import { ID, ID_RULE } from '../../../core/vocabulary.js';
 import { isValidRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../core/retention.js';
 import type { RollupResponse } from '../../../contracts/analytics.js';
 import { ROLLUP_WINDOWS } from '../../../core/roi.js';
@@ -33,8 +34,6 @@ export function createRollupRepository(db: Db): RollupRepository {
     },
   };
 }
-
-const SCOPE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function assertDays(days: number | null): void {
   if (days !== null && !isValidRetentionDays(days)) {
@@ -80,8 +79,8 @@ export function createProjectSettingsRepository(db: Db): ProjectSettingsReposito
 
     async setTenantRetention(tenantId, days, at) {
       assertDays(days);
-      if (!SCOPE_ID.test(tenantId)) {
-        throw new ValidationError('invalid tenant id', [{ path: 'tenant_id', message: 'must match ^[A-Za-z0-9_-]{1,64}$' }]);
+      if (!ID.test(tenantId)) {
+        throw new ValidationError('invalid tenant id', [{ path: 'tenant_id', message: `must be ${ID_RULE}` }]);
       }
       await db.query(
         `INSERT INTO tenants (id, name, retention_days, updated_at) VALUES ($1, $1, $2, $3)

@@ -1,12 +1,13 @@
 import type pg from 'pg';
-import type { Config } from '../../config/index.js';
-import { ConfigError } from '../../config/index.js';
-import { StorageUnavailableError } from '../../core/errors.js';
-import { silentLogger } from '../../ports/observability.js';
-import { createPool, describeUrl, isConnectionError } from '../storage/postgres/db.js';
+import type { Config } from '../../../config/index.js';
+import { ConfigError } from '../../../config/index.js';
+import { StorageUnavailableError } from '../../../core/errors.js';
+import { silentLogger } from '../../../ports/observability.js';
+import { createPool, describeUrl, isConnectionError } from './db.js';
 
 /**
- * A small pool for maintenance commands (migrate, migrate-data), checked with one round trip
+ * A small pool for maintenance commands (migrate, migrate-data; here rather than in migrations/,
+ * which storage/postgres uses for its schema check, so the two do not import each other), checked with one round trip
  * so an unreachable server fails up front with a message naming it (never the password).
  */
 export async function openMaintenancePool(config: Config, purpose: string): Promise<pg.Pool> {

@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import { apiErrorFor } from './api-errors.js';
+import { ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
+import { checkAnswer, parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport } from './wire.js';
+
+export interface FetchTransportOptions {
+  /** Base URL of the service; '' (the default) is the page's own origin. */
+  url?: string;
+  /** Headers of each request, read per request (a key typed in later is used at once). */
+  headers?: () => Record<string, string>;
+  /** As ServiceClientOptions.responseCheck (default `contract`). */
+  responseCheck?: 'contract' | 'shape';
+}
+
+/**
+ * A RequestTransport over the platform's `fetch` (browsers; the web console): no cookies, no
+ * cache, the same answer checks and error classes as the HTTP transport. It never retries.
+ */
+export class FetchTransport implements RequestTransport {
+  readonly baseUrl: string;
+
+  constructor(private readonly opts: FetchTransportOptions = {}) {
+    this.baseUrl = (opts.url ?? '').replace(/\/+$/, '');
+  }
+
+  async request<S extends z.ZodType>(method: HttpMethod, path: string, options: RequestOptions<S>): Promise<z.infer<S>> {
+    const url = this.baseUrl + path + queryString(options.query);
+    const headers: Record<string, string> = { accept: 'application/json', ...this.opts.headers?.(), ...options.headers };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    let text: string;
+    try {
+      // `cache` is a browser's (Node's fetch has no HTTP cache), hence the cast for Node's types.
+      response = await fetch(url, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        credentials: 'omit',
+        cache: 'no-store',
+      } as RequestInit);
+      text = await response.text();
+    } catch (err) {
+      throw new TransportError(url, `the server could not be reached (${err instanceof Error ? err.message : String(err)})`, null, { cause: err });
+    }
+    const body = parseBody(text);
+    if (response.ok || options.acceptStatuses?.includes(response.status)) {
+      const checked = await checkAnswer(body, options, this.opts.responseCheck);
+      if (checked.success) return checked.data;
+      if (response.ok) throw new ProtocolError(url, `unexpected response from ${method} ${url}${checked.where}`);
+    }
+    const requestId = isRecord(body) && typeof body.request_id === 'string' ? body.request_id : response.headers.get('x-request-id');
+    const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
+    throw apiErrorFor(response.status, describeErrorBody(response.status, body), body, requestId, Number.isFinite(retryAfter) ? retryAfter : null);
+  }
+
+  async close(): Promise<void> {
+    // Nothing pooled: the browser owns the connections.
+  }
+}
