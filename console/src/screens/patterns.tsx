@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { client, filled } from '../api.js';
 import type { Abilities } from '../abilities.js';
 import { href, navigate, type Route } from '../router.js';
-import { CLASSIFICATIONS, SOURCES, type PatternList, type PatternListQuery, type PatternSummary, type RecallGetQuery, type RecallResponse } from '../types.js';
+import { SOURCES, type PatternListQuery, type PatternSummary, type RecallGetQuery } from '../types.js';
 import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 
 const FILTERS = ['classification', 'source', 'min_score', 'max_score', 'updated_after', 'updated_before'] as const;
