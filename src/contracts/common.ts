@@ -10,7 +10,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /**
  * Why `s` cannot be stored byte-for-byte on both storages, or null. One rule for every text a
- * caller sends (issue 18): PostgreSQL text cannot hold NUL and re-encodes lone surrogates, so
+ * caller sends: PostgreSQL text cannot hold NUL and re-encodes lone surrogates, so
  * both are refused at the contract (422 naming the field) rather than altered silently.
  */
 export function unstorableText(s: string): string | null {

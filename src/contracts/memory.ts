@@ -45,7 +45,7 @@ const recallFields = {
   classification: Classification.optional(),
   source: Source.optional(),
   min_score: z.number().min(0).max(10).optional(),
-  // (+) Recency weighting (issue 10; the reference client sends both).
+  // (+) Recency weighting (the reference client sends both).
   recency_weight: z.number().min(0).max(1).default(0),
   recency_half_life_days: z.number().positive().default(30),
   /** (+) Add each match's score parts and the tier policy in force (docs/behavior.md "Recall" 5). */

@@ -2,7 +2,7 @@ import { ValidationError } from './errors.js';
 import { patternKeyProblem, type Classification, type Source } from './types.js';
 
 /**
- * The reference system's export record (issue 10), as its `export` writes it:
+ * The reference system's export record, as its `export` writes it:
  * `{version: 1, key, data: {task, design: {code, output?, classification?, source?},
  * success_score, reuse_count, timestamp}}` with `timestamp` in unix seconds. Import reads it
  * next to our own flat records; this module maps it onto the flat shape, or says why not.

@@ -102,7 +102,7 @@ export interface ImportOptions {
   /**
    * Records without a key get the id `<keyPrefix><index in base 36>` instead of a fresh one,
    * so running the same import again (a job re-run after a crash or a stale takeover) finds
-   * them already there instead of storing duplicates (issue 18, 7). Lower-case letters and
+   * them already there instead of storing duplicates. Lower-case letters and
    * digits only; a job's id is one.
    */
   keyPrefix?: string;
@@ -235,7 +235,7 @@ function toPatternRecord(
   let author = r.author ?? null;
   let redacted = r.redacted ?? false;
   if (deps.config.redaction) {
-    // Every free-text field a caller sends, not only the three big ones (issue 18, 11).
+    // Every free-text field a caller sends, not only the three big ones.
     const result = redactFields({ task, code, output, run_id, author });
     task = result.fields.task ?? '';
     code = result.fields.code ?? '';
