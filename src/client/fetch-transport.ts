@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { apiErrorFor } from './api-errors.js';
 import { ProtocolError, TransportError, describeErrorBody, isRecord } from './errors.js';
-import { checkAnswer, parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport } from './wire.js';
+import {
+  checkAnswer, parseBody, queryString, type HttpMethod, type RequestOptions, type RequestTransport, type StreamedResponse, type StreamOptions,
+} from './wire.js';
 
 export interface FetchTransportOptions {
   /** Base URL of the service; '' (the default) is the page's own origin. */
@@ -51,6 +53,39 @@ export class FetchTransport implements RequestTransport {
     const requestId = isRecord(body) && typeof body.request_id === 'string' ? body.request_id : response.headers.get('x-request-id');
     const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
     throw apiErrorFor(response.status, describeErrorBody(response.status, body), body, requestId, Number.isFinite(retryAfter) ? retryAfter : null);
+  }
+
+  /** A streamed GET (the NDJSON exports): the body chunk by chunk as it arrives. */
+  async stream(path: string, options: StreamOptions): Promise<StreamedResponse> {
+    const url = this.baseUrl + path + queryString(options.query);
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { accept: options.accept, ...this.opts.headers?.() }, credentials: 'omit', cache: 'no-store' } as RequestInit);
+    } catch (err) {
+      throw new TransportError(url, `the server could not be reached (${err instanceof Error ? err.message : String(err)})`, null, { cause: err });
+    }
+    if (!response.ok || !response.body) {
+      const body = parseBody(await response.text());
+      const requestId = isRecord(body) && typeof body.request_id === 'string' ? body.request_id : response.headers.get('x-request-id');
+      throw apiErrorFor(response.status, describeErrorBody(response.status, body), body, requestId, null);
+    }
+    const reader = response.body.getReader();
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name] = value));
+    // A reader loop rather than `for await` over the stream, which not every browser offers.
+    const chunks = {
+      async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      },
+      destroy(): void {
+        void reader.cancel();
+      },
+    };
+    return { headers, body: chunks };
   }
 
   async close(): Promise<void> {

@@ -88,6 +88,25 @@ describe('ServiceClient on the wire', () => {
     expect(error).toMatchObject({ status: 404, code: 'not_found', detail: 'no such job', requestId: 'r-9' });
   });
 
+  it('streams the listing\'s NDJSON export over fetch in one request, its filters in the query; a refusal is ApiError', async () => {
+    const client = new ApiClient(new FetchTransport({ url: base, headers: () => ({ authorization: 'Bearer k-1' }) }), UNCHECKED);
+    const lines = ['{"key":"patterns/a"}', '{"key":"patterns/b"}'];
+    reply = (_s, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(`${lines[0]}\n`);
+      res.end(`${lines[1]}\n`);
+    };
+    expect(await client.exportPatterns({ classification: 'internal' })).toBe(`${lines.join('\n')}\n`);
+    reply = (_s, res) => json(res, 403, { code: 'forbidden', detail: 'no', request_id: 'r-1' });
+    const error = await client.exportPatterns().catch((e: unknown) => e);
+    expect(seen.map((s) => `${s.method} ${s.url} ${s.headers.accept} ${s.headers.authorization}`)).toEqual([
+      'GET /v1/patterns/export?classification=internal application/x-ndjson Bearer k-1',
+      'GET /v1/patterns/export application/x-ndjson Bearer k-1',
+    ]);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, requestId: 'r-1' });
+  });
+
   it('turns an error answer into ApiError with status, detail, body and request id', async () => {
     const body = { detail: 'invalid body: eval_score: too big', errors: [{ path: 'eval_score', message: 'too big' }], request_id: 'r-42' };
     reply = (_s, res) => json(res, 422, body);

@@ -16,13 +16,13 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, requireChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, tempDir } from '../support/env.js';
 import { createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'console-roles-bootstrap-token-0123456789';
 const hasPg = await requirePostgres('web console by role');
 
@@ -84,7 +84,7 @@ describe.skipIf(!hasPg)('web console by role, at the default rate limits, in hea
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+    requireChromium();
     db = await createTestDatabase('console_roles');
     const schema = await createMigratedSchema(db, 'console_roles');
     dir = await tempDir('console-roles-');
@@ -101,11 +101,7 @@ describe.skipIf(!hasPg)('web console by role, at the default rate limits, in hea
     activityAdmin = await call('POST', '/v1/keys', owner.secret, { name: 'activity admin', role: 'admin', project_id: 'activity' });
     activityReader = await call('POST', '/v1/keys', owner.secret, { name: 'activity reader', role: 'reader', project_id: 'activity' });
     expect(await call('POST', '/v1/import', admin.secret, { records: RECORDS })).toMatchObject({ imported: RECORDS.length });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {

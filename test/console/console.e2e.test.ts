@@ -7,10 +7,10 @@
  * the README's pictures are made with CONSOLE_SCREENSHOTS_DIR=docs/console.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, requireChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
 import { evaluatorScript } from '../llm/helpers.js';
@@ -20,7 +20,6 @@ import { childEnv, tempDir } from '../support/env.js';
 import { createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONSOLE_SCREENSHOTS_DIR ?? join('.test-results', 'console');
 const TOKEN = 'console-e2e-bootstrap-token-0123456789';
 const hasPg = await requirePostgres('web console e2e');
@@ -100,7 +99,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+    requireChromium();
     await mkdir(SHOTS, { recursive: true });
     fake = await startFakeLlm();
     // Two failing runs (median 4, high variance), then a passing one (median 9): the newest passes.
@@ -145,11 +144,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
     await json('POST', '/v1/analytics/rollup', admin.secret, { window: 'daily' });
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
@@ -271,7 +266,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
       expect(await tiles.textContent()).toContain('Patterns4');
       // The rollup is read by its own request, which may answer after the tiles: wait for it.
       const daily = page.getByRole('article', { name: 'daily rollup' });
-      await daily.getByText('ROI score').waitFor();
+      await daily.getByText('ROI score', { exact: true }).waitFor();
       expect(await daily.textContent()).toContain('ROI score');
     } finally {
       await context.close();
