@@ -58,6 +58,9 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
+/** A spawned `mcp` answers once Node and the MCP SDK are loaded: seconds on a busy machine, so wait for the lines, not for a fixed second. */
+const CHILD_ANSWERS = { timeout: 25_000, interval: 50 };
+
 describe('service mcp (stdio)', () => {
   it('lists the tools, learns and recalls through the running service, and serves recalled patterns', async () => {
     const { client, errors, stderr } = await startMcp({ env: { SERVICE_URL: server.url, SERVICE_API_KEY: KEY } });
@@ -141,7 +144,7 @@ describe('service mcp (stdio)', () => {
     expect(refused.isError).toBe(true);
     expect(refused._meta?.error).toMatchObject({ code: 'unauthenticated', status: 401 });
     expect(text(refused)).toContain('service mcp was started without an API key: set SERVICE_API_KEY');
-    await expect.poll(() => started.stderr()).toContain(`the service at ${server.url} requires an API key; every tool call will fail`);
+    await expect.poll(() => started.stderr(), CHILD_ANSWERS).toContain(`the service at ${server.url} requires an API key; every tool call will fail`);
   });
 
   it('answers a line that is not JSON with a JSON-RPC -32700 error, and keeps serving', async () => {
@@ -158,7 +161,7 @@ describe('service mcp (stdio)', () => {
       jsonrpc: '2.0', id: 7, method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     }) + '\n');
-    await expect.poll(() => lines().length).toBe(3);
+    await expect.poll(() => lines().length, CHILD_ANSWERS).toBe(3);
     child.stdin.end();
     expect(await exited).toBe(0);
     const [parse, invalid, init] = lines().map((l) => JSON.parse(l) as { id: unknown; error?: { code: number }; result?: unknown });
