@@ -51,7 +51,7 @@ function parseProposal(value: unknown): Proposal | null {
 
 /**
  * Maps the model's "issues addressed" back to the real issue texts. A claim counts when it
- * names an issue by number ("2", "#2", "issue 2"), quotes it, or is worded close to it, so a
+ * names an issue by number ("2", "#2", or the word issue then the number), quotes it, or is worded close to it, so a
  * claim about an issue that was never raised addresses nothing.
  */
 export function matchAddressed(claims: string[], issues: string[]): string[] {
