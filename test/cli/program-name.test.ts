@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliResult } from '../support/cli.js';
-import { childEnv, tempDir } from '../support/env.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { tempDir } from '../support/env.js';
 import { createTestDatabase, requirePostgres } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
@@ -15,17 +14,7 @@ import { startServer, type ServerHandle } from '../support/server.js';
 const AGENT_MEMORY = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'agent-memory.js');
 const hasPg = await requirePostgres('agent-memory naming');
 
-function agentMemory(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AGENT_MEMORY, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
+const agentMemory = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> => runCli(args, { env, bin: AGENT_MEMORY });
 
 /** A suggested `service …` command line, in backticks or not. */
 const SERVICE_LINE = /(^|[`\s])service (serve|patterns|jobs|analytics|migrate|recall|learn|keys|billing|bootstrap|reindex)\b/m;

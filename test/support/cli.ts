@@ -19,12 +19,14 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (it is always closed, so `-` never waits). */
   input?: string;
   cwd?: string;
+  /** The entry to run (default bin/service.js), e.g. bin/agent-memory.js. */
+  bin?: string;
 }
 
 /** Runs `node bin/service.js ...args` to completion with piped stdio. */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       env: childEnv(opts.env),
       cwd: opts.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
