@@ -97,7 +97,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   installErrorHandling(server, config.http.maxBodySize);
   installRequestId(server);
   installMaintenance(server, config.http.maintenance);
-  const rateLimits = installRateLimits(server, deps, config.http.rateLimit);
+  const rateLimits = installRateLimits(server, deps, app.rateLimiter, config.http.rateLimit);
   installAuth(server, deps, authenticator, rateLimits.perKey);
   installRequestMetrics(server, app.metrics);
   if (options.checkResponses) installResponseCheck(server);

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Permission } from '../src/core/permissions.js';
+import type { RateDecision } from '../src/core/rate-window.js';
 import type { Role, Scope } from '../src/core/types.js';
 import type { RequestContext } from '../src/services/audit.js';
 
@@ -40,6 +41,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The caller's tenant and project; set with the principal. */
     scope: Scope | null;
+    /** The tightest rate-limit decision of the request (its RateLimit-* headers); null on exempt routes. */
+    rateLimit: RateDecision | null;
   }
 }
 

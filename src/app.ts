@@ -17,6 +17,8 @@ import { systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { KeyStore } from './ports/keys.js';
 import type { Metrics } from './ports/metrics.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import { createMemoryRateLimiter } from './adapters/rate-limit/memory.js';
 import type { OidcVerifier } from './ports/oidc.js';
 import { noopInstruments, silentLogger, type Instruments, type Logger } from './ports/observability.js';
 import type { Storage } from './ports/storage.js';
@@ -38,6 +40,8 @@ export interface App {
   oidcVerifier: OidcVerifier | null;
   /** When createApp finished (deep health's uptime). */
   startedAt: Date;
+  /** Rate limits (docs/behavior.md "Rate limits"): shared through PostgreSQL storage's database, else in memory. */
+  rateLimiter: RateLimiter;
   /** The background job worker (started unless options.runJobs is false; stopped by close()). */
   jobRunner: JobRunner;
   /** Closes storage (files, locks, pools) and the embedder; safe to call twice. */
@@ -133,6 +137,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     staleAfterMs: config.jobs.staleSeconds * 1000,
   });
   if (options.runJobs !== false) jobRunner.start();
+  const rateLimiter = await rateLimiterFor(config, { clock, logger, instruments, sharedDatabase: pool !== null && config.storage.kind === 'postgres' && !overrides.storage });
   // Dunning warnings must appear even for a tenant that sends no requests.
   const dunningSweep = billing?.enabled && options.runJobs !== false
     ? setInterval(() => void billing.sweepDunning().catch((err: unknown) => logger.warn({ err }, 'dunning sweep failed')), DUNNING_SWEEP_MS).unref()
@@ -144,6 +149,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     startedAt: clock.now(),
     oidcVerifier: oidcVerifierFor(config),
     jobRunner,
+    rateLimiter,
     close() {
       closing ??= (async () => {
         if (dunningSweep) clearInterval(dunningSweep);
@@ -159,11 +165,30 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
           // Last: storage and the key store stop using the shared pool first.
           await pool?.end().catch((err: unknown) => logger.warn({ err }, 'PostgreSQL pool close failed'));
         }
+        await rateLimiter.close().catch((err: unknown) => logger.warn({ err }, 'rate limiter close failed'));
         await tracer.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracer shutdown failed'));
       })();
       return closing;
     },
   };
+}
+
+/**
+ * The limiter the server counts requests with: with PostgreSQL storage (several processes may
+ * serve one database) the count shared through it, else this process's own.
+ */
+async function rateLimiterFor(
+  config: Config,
+  opts: { clock: ServiceDeps['clock']; logger: Logger; instruments: Instruments; sharedDatabase: boolean },
+): Promise<RateLimiter> {
+  const { windowSeconds, dbTimeoutMs } = config.http.rateLimit;
+  if (!opts.sharedDatabase || !config.storage.databaseUrl) return createMemoryRateLimiter(opts.clock, windowSeconds * 1000);
+  // Loaded only with PostgreSQL, like the storage itself.
+  const { createPostgresRateLimiter } = await import('./adapters/storage/postgres/rate-limits.js');
+  return createPostgresRateLimiter({
+    connectionString: config.storage.databaseUrl, clock: opts.clock, logger: opts.logger, instruments: opts.instruments,
+    windowMs: windowSeconds * 1000, timeoutMs: dbTimeoutMs, connectTimeoutMs: config.storage.db.connectTimeoutMs,
+  });
 }
 
 /** Closes what createApp opened after a failed start, the shared pool after its users. */

@@ -11,17 +11,13 @@ export const RETRY_AFTER_SECONDS = 60;
 export const STORAGE_RETRY_AFTER_SECONDS = 1;
 
 /**
- * Retry-After (the window length: 60 by the spec) plus the standard RateLimit-Limit,
- * RateLimit-Remaining and RateLimit-Reset (seconds until the window turns), so a client can
- * wait exactly as long as needed.
+ * Retry-After (the window length: 60 by the spec); the standard RateLimit-Limit,
+ * RateLimit-Remaining and RateLimit-Reset (seconds until the window turns) come from the
+ * refusing decision (plugins/rate-limit.ts), so a client can wait exactly as long as needed.
  */
 function setRateLimitHeaders(reply: FastifyReply, error: DomainError): void {
   const info = error instanceof RateLimitedError ? error.info : null;
   reply.header('retry-after', String(info?.windowSeconds ?? RETRY_AFTER_SECONDS));
-  if (!info) return;
-  reply.header('ratelimit-limit', String(info.limit));
-  reply.header('ratelimit-remaining', '0');
-  reply.header('ratelimit-reset', String(info.resetSeconds));
 }
 
 interface Mapped {

@@ -9,7 +9,11 @@ export interface HttpSettings {
    */
   server: { host: string; port: number; timeouts: { requestMs: number; headersMs: number; keepAliveMs: number } };
   corsOrigins: string[];
-  rateLimit: { default: number; expensive: number; perKey: number; windowSeconds: number };
+  /**
+   * Requests per window per IP (standard, expensive) and per key. dbTimeoutMs (+): with PostgreSQL storage, the
+   * longest a request waits for the shared count before its process decides alone (docs/behavior.md "Rate limits").
+   */
+  rateLimit: { default: number; expensive: number; perKey: number; windowSeconds: number; dbTimeoutMs: number };
   trustedProxies: string[];
   maxBodySize: number;
   maintenance: boolean;
@@ -40,6 +44,7 @@ export function httpSettings(env: Env): HttpSettings {
       perKey: num(env, 'SERVICE_RATE_LIMIT_PER_KEY', 120, { min: 1, int: true }),
       // (+) Length of the fixed window the three limits count in; short ones are for tests.
       windowSeconds: num(env, 'SERVICE_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, int: true }),
+      dbTimeoutMs: num(env, 'SERVICE_RATE_LIMIT_DB_TIMEOUT_MS', 250, { min: 1, max: 60_000, int: true }),
     },
     // No proxy is trusted unless the operator names it (docs/behavior.md "Rate limits"): trusting private ranges
     // let any peer on the network rotate X-Forwarded-For past the per-IP limit.

@@ -26,6 +26,22 @@ describe('rate-limit headers', () => {
     expect((await t.call('GET', '/v1/metrics')).statusCode).toBe(200);
   });
 
+  it('an admitted request carries RateLimit-* too: the tightest of its per-IP and per-key counts', async () => {
+    const clock = new ManualClock(new Date('2025-01-01T00:00:50.000Z'));
+    const t = await startServer({ SERVICE_RATE_LIMIT_DEFAULT: '5' }, { clock });
+    servers.push(t);
+    const first = await t.call('GET', '/v1/metrics');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe('5');
+    expect(first.headers['ratelimit-remaining']).toBe('4');
+    expect(first.headers['ratelimit-reset']).toBe('10');
+    expect(first.headers['retry-after']).toBeUndefined();
+    const second = await t.call('GET', '/v1/metrics');
+    expect(second.headers['ratelimit-remaining']).toBe('3');
+    // Exempt routes count nothing and say nothing.
+    expect((await t.call('GET', '/v1/version')).headers['ratelimit-limit']).toBeUndefined();
+  });
+
   it('SERVICE_RATE_LIMIT_WINDOW_SECONDS shortens the window (and Retry-After with it)', async () => {
     const clock = new ManualClock(new Date('2025-01-01T00:00:00.500Z'));
     const t = await startServer({ SERVICE_RATE_LIMIT_EXPENSIVE: '1', SERVICE_RATE_LIMIT_WINDOW_SECONDS: '2' }, { clock });
