@@ -24,6 +24,18 @@ function errorDescription(status: number): string {
   return codes.length === 0 ? 'Error' : codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].title}`).join('; ');
 }
 
+const integerHeader = (description: string): Json => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+/** Sent on every answer of a rate-limited route (docs/behavior.md "Rate limits"): the tightest of its counts. */
+const RATE_LIMIT_HEADERS: Json = {
+  'RateLimit-Limit': integerHeader('Requests the window allows (the tightest of the per-IP and per-key limits).'),
+  'RateLimit-Remaining': integerHeader('Requests left in the window.'),
+  'RateLimit-Reset': integerHeader('Seconds until the window turns.'),
+};
+
+/** A 429 also says how long to wait. */
+const RATE_LIMITED_HEADERS: Json = { 'Retry-After': integerHeader('Seconds to wait: the window\'s length.'), ...RATE_LIMIT_HEADERS };
+
 function schemaOf(schema: ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
   delete json.$schema;
@@ -60,6 +72,11 @@ function operation(route: RegisteredRoute, doc: RouteContract): Json {
       ? schemaOf(success as ZodType, 'output')
       : { $ref: '#/components/schemas/ErrorBody' };
     responses[String(status)] = { description: errorDescription(status), content: { 'application/json': { schema } } };
+  }
+  if (route.config.rateClass !== 'exempt') {
+    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+      response.headers = { ...(response.headers as Json | undefined), ...(status === '429' ? RATE_LIMITED_HEADERS : RATE_LIMIT_HEADERS) };
+    }
   }
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,

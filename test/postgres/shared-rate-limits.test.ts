@@ -1,6 +1,6 @@
 /**
- * Rate limits hold across processes on one PostgreSQL database (docs/behavior.md "Rate
- * limits"): two and three real `service serve` processes on ports of their own, as separate
+ * Rate limits hold across processes on one PostgreSQL database (docs/behavior.md
+ * "Rate limits"): two and three real `service serve` processes on ports of their own, as separate
  * hosts would be, and a client spreading its requests over them. Each process answers its
  * requests one at a time while the processes run at once, so a process that has answered 429
  * holds no grants any more (its pre-check spends held grants before asking): once every process
