@@ -108,6 +108,14 @@ describe('CORS', () => {
     const foreign = await t.call('GET', '/v1/version', undefined, { origin: 'https://evil.example.com' });
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('lets a browser read the rate-limit headers of a limited route', async () => {
+    const t = await start({ SERVICE_CORS_ORIGINS: origin });
+    const res = await t.call('GET', '/v1/metrics', undefined, { origin });
+    expect(res.headers['ratelimit-limit']).toBeDefined();
+    const exposed = String(res.headers['access-control-expose-headers']).split(',').map((h) => h.trim().toLowerCase());
+    expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']));
+  });
 });
 
 describe('internal errors', () => {
