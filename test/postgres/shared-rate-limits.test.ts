@@ -10,7 +10,8 @@
  * The window is set far longer than a run (clock-aligned: the current one spans decades).
  *
  * Then the database goes away mid-test (a TCP proxy in front of it is closed): each process
- * decides alone with its own count of the window, every answer is 200 or 429, none stops.
+ * decides alone with its own count of the window, every answer is 200 or 429, none stops; once
+ * it is back the shared count decides again.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { BIN } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
 import { adminQuery, createMigratedSchema, createTestDatabase, requirePostgres, type TestDatabase, type TestSchema } from '../support/pg.js';
 import { startServer, type ServerHandle } from '../support/server.js';
+import { FALLBACK_MS } from '../../src/adapters/storage/postgres/rate-limits.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const hasPg = await requirePostgres('shared rate limits');
@@ -146,25 +148,28 @@ describe.skipIf(!hasPg || !built).each([2, 3])('shared rate limits, %i serve pro
 
 describe.skipIf(!hasPg || !built)('shared rate limits, the database stopped mid-test', () => {
   let db: TestDatabase;
-  let proxy: TcpProxy;
+  let proxy: TcpProxy & { port: number };
+  let schema: TestSchema;
+  let target: URL;
   const dirs: { remove(): Promise<void> }[] = [];
   let servers: ServerHandle[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase('shared_limits_down');
-    const schema = await createMigratedSchema(db, 'limits');
-    const target = new URL(schema.url);
+    schema = await createMigratedSchema(db, 'limits');
+    target = new URL(schema.url);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     servers = await startServers(2, serverEnv(proxy.url(schema.url)), dirs);
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+    await proxy?.close();
     for (const d of dirs) await d.remove();
     await db?.drop();
   });
 
-  it('each process then decides alone with its own count of the window: 200 or 429, never an error, no process ends', async () => {
+  it('each process then decides alone with its own count of the window (200 or 429, never an error, no process ends); once the database is back the shared count decides again', async () => {
     const before = 10;
     // 10 requests per process through the shared count, all admitted.
     for (let round = 0; round < before; round++) {
@@ -180,6 +185,16 @@ describe.skipIf(!hasPg || !built)('shared rate limits, the database stopped mid-
     // process while the database is away.
     expect(statuses(after)).toEqual({ 200: servers.length * (PER_KEY - before), 429: servers.length * before });
     for (const s of servers) expect(s.child.exitCode).toBeNull();
+
+    // The database back where it was: after FALLBACK_MS the processes ask the shared count
+    // again, which still holds what it granted before the cut (what the processes admitted
+    // alone was never written): the fleet admits exactly what it had left.
+    const granted = await adminQuery("SELECT hits FROM rate_limit_windows WHERE bucket LIKE 'key:%'", [], schema.url);
+    const left = PER_KEY - (granted.rows[0] as { hits: number }).hits;
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432), proxy.port);
+    await new Promise((resolve) => setTimeout(resolve, FALLBACK_MS + 100));
+    const back = await spreadUntilEveryServerRefuses(servers, (s) => access(s, KEY_LIMITED, freshIp()), 40);
+    expect(statuses(back)).toEqual({ 200: left, 429: back.length - left });
   }, 120_000);
 });
 

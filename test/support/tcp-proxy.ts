@@ -69,7 +69,8 @@ class FrontendReader {
   }
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy & { port: number }> {
+/** `listenPort`: 0 for any free port, or a closed proxy's port to bring the database "back" where it was. */
+export async function startTcpProxy(targetHost: string, targetPort: number, listenPort = 0): Promise<TcpProxy & { port: number }> {
   const links = new Set<Link>();
   let armed = 0;
   let cut = 0;
@@ -106,7 +107,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(listenPort, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   if (!address || typeof address !== 'object') throw new Error('proxy has no address');
