@@ -26,15 +26,15 @@ function errorDescription(status: number): string {
 
 const integerHeader = (description: string): Json => ({ description, schema: { type: 'integer', minimum: 0 } });
 
-/** Sent on every answer of a rate-limited route (docs/behavior.md "Rate limits"): the tightest of its counts. */
+/** Sent on the successful answers of a rate-limited route (docs/behavior.md "Rate limits"): the tightest of its counts. */
 const RATE_LIMIT_HEADERS: Json = {
   'RateLimit-Limit': integerHeader('Requests the window allows (the tightest of the per-IP and per-key limits).'),
   'RateLimit-Remaining': integerHeader('Requests left in the window.'),
   'RateLimit-Reset': integerHeader('Seconds until the window turns.'),
 };
 
-/** A 429 also says how long to wait. */
-const RATE_LIMITED_HEADERS: Json = { 'Retry-After': integerHeader('Seconds to wait: the window\'s length.'), ...RATE_LIMIT_HEADERS };
+/** A 429: how long to wait; RateLimit-* only when the rate limit refused (`rate_limited`), not a quota. */
+const RATE_LIMITED_HEADERS: Json = { 'Retry-After': integerHeader('Seconds to wait (`rate_limited`: the window\'s length).'), ...RATE_LIMIT_HEADERS };
 
 function schemaOf(schema: ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
@@ -75,7 +75,8 @@ function operation(route: RegisteredRoute, doc: RouteContract): Json {
   }
   if (route.config.rateClass !== 'exempt') {
     for (const [status, response] of Object.entries(responses) as [string, Json][]) {
-      response.headers = { ...(response.headers as Json | undefined), ...(status === '429' ? RATE_LIMITED_HEADERS : RATE_LIMIT_HEADERS) };
+      if (status === '429') response.headers = RATE_LIMITED_HEADERS;
+      else if (Number(status) < 400) response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
     }
   }
   const op: Json = {

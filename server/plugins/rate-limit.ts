@@ -20,8 +20,9 @@ function tighter(a: RateDecision | null, b: RateDecision): RateDecision {
  * Per IP (before auth, so key guessing is limited too): standard and expensive endpoints in
  * separate windows. request.ip honours X-Forwarded-For only from SERVICE_TRUSTED_PROXIES
  * (Fastify's trustProxy). Per key (after auth): one window across all paths. The counting is
- * the limiter's (src/app.ts picks it: docs/behavior.md "Rate limits"); every answer of a
- * limited route carries RateLimit-Limit, -Remaining and -Reset of its tightest decision.
+ * the limiter's (src/app.ts picks it: docs/behavior.md "Rate limits"); a limited route's
+ * successful answers and its rate-limit 429 carry RateLimit-Limit, -Remaining and -Reset of
+ * its tightest decision.
  */
 export function installRateLimits(app: FastifyInstance, deps: ServiceDeps, limiter: RateLimiter, limits: Config['http']['rateLimit']): {
   perKey: (request: FastifyRequest) => Promise<void>;
@@ -51,7 +52,10 @@ export function installRateLimits(app: FastifyInstance, deps: ServiceDeps, limit
 
   app.addHook('onSend', async (request, reply) => {
     const decision = request.rateLimit;
-    if (!decision) return;
+    // On answers that succeeded or were refused by the limit, never on other errors: clients
+    // (ours included, src/client/transport.ts) wait for RateLimit-Reset on any 429 or 503, and
+    // a quota 429 or a storage 503 must not read as "come back when the window turns".
+    if (!decision || (decision.allowed && reply.statusCode >= 400)) return;
     reply.header('ratelimit-limit', String(decision.limit));
     reply.header('ratelimit-remaining', String(decision.remaining));
     reply.header('ratelimit-reset', String(decision.resetSeconds));

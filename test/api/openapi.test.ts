@@ -45,13 +45,14 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.schemas.ErrorBody.required).toContain('code');
   });
 
-  it('names the rate-limit headers: RateLimit-* on every answer of a limited route, Retry-After on its 429', async () => {
+  it('names the rate-limit headers: RateLimit-* on the successful answers of a limited route and its 429, Retry-After on the 429', async () => {
     const doc = (await t.server.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const learn = doc.paths['/v1/learn'].post.responses;
     expect(Object.keys(learn['200'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(Object.keys(learn['429'].headers)).toEqual(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(doc.paths['/v1/evaluate'].post.responses['202'].headers).toHaveProperty('Location');
     expect(doc.paths['/v1/evaluate'].post.responses['202'].headers).toHaveProperty('RateLimit-Reset');
+    expect(learn['503'].headers).toBeUndefined();
     expect(doc.paths['/v1/version'].get.responses['200'].headers).toBeUndefined();
   });
 });

@@ -40,6 +40,10 @@ describe('rate-limit headers', () => {
     expect(second.headers['ratelimit-remaining']).toBe('3');
     // Exempt routes count nothing and say nothing.
     expect((await t.call('GET', '/v1/version')).headers['ratelimit-limit']).toBeUndefined();
+    // Other errors say nothing either: a client waits for RateLimit-Reset on any 429 or 503.
+    const bad = await t.call('GET', '/v1/recall');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.headers['ratelimit-reset']).toBeUndefined();
   });
 
   it('SERVICE_RATE_LIMIT_WINDOW_SECONDS shortens the window (and Retry-After with it)', async () => {
