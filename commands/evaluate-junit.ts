@@ -1,5 +1,5 @@
 import type { EvaluateResponse } from '../src/client/index.js';
-import { formatNumber } from '../src/core/output-numbers.js';
+import { formatNumber, formatUsd } from '../src/core/output-numbers.js';
 
 /**
  * JUnit XML for `service evaluate --junit FILE`: one <testcase> per evaluated case, a
@@ -66,7 +66,7 @@ function properties(result: EvaluateResponse, figures: CaseOutcome['figures']): 
     props.push(['repeats', figures.repeats]);
     if (figures.pass_rate !== null) props.push(['pass_rate', figures.pass_rate]);
     props.push(['flaky', figures.flaky], ['tokens_input', figures.tokens.input], ['tokens_output', figures.tokens.output]);
-    props.push(['cost_usd', figures.cost_usd === null ? 'unknown' : figures.cost_usd], ['cache_hit', figures.cache_hit]);
+    props.push(['cost_usd', figures.cost_usd === null ? 'unknown' : formatUsd(figures.cost_usd)], ['cache_hit', figures.cache_hit]);
     if (figures.repeats > 1) props.push(['repeat_scores', figures.repeat_scores.map(formatNumber).join(' ')]);
   }
   return [

@@ -2,7 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CaseOutcome } from './evaluate-junit.js';
 import type { RepeatedOutcome, RunFigures } from './evaluate-repeats.js';
-import { formatNumber } from '../src/core/output-numbers.js';
+import { formatNumber, formatUsd } from '../src/core/output-numbers.js';
 
 /**
  * The Markdown a CI job shows as its summary (GitHub Actions renders $GITHUB_STEP_SUMMARY):
@@ -27,7 +27,7 @@ export function summaryMarkdown(outcomes: (CaseOutcome & Partial<Pick<RepeatedOu
   const footer: string[] = [];
   if (figures) {
     if (repeated) footer.push(`Repeats: ${figures.repeats} per case (reducer \`${figures.reducer}\`), pass^${figures.repeats} ${figures.pass_hat_k === null ? '-' : formatNumber(figures.pass_hat_k)}, ${figures.flaky} flaky.`);
-    const cost = figures.cost_usd === null ? 'unknown (no price for the model)' : `$${formatNumber(figures.cost_usd)}`;
+    const cost = figures.cost_usd === null ? 'unknown (no price for the model)' : `$${formatUsd(figures.cost_usd)}`;
     footer.push(`Cost: ${cost} (${figures.tokens.input} input / ${figures.tokens.output} output tokens). Judge cache: ${figures.cache_hits} hits, ${figures.cache_misses} misses.`);
     if (figures.not_evaluated.length > 0) footer.push(`Not evaluated (--max-cost reached): ${figures.not_evaluated.map(cell).join(', ')}.`);
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
-import { formatNumber } from '../src/core/output-numbers.js';
+import { formatNumber, formatUsd } from '../src/core/output-numbers.js';
 import { parseReducer, DEFAULT_REDUCER, type RepeatReducer } from '../src/core/repeats.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { CostBudget, evaluateRepeated, runFigures, type RepeatedOutcome, type RunFigures } from './evaluate-repeats.js';
@@ -288,7 +288,7 @@ function runLines(out: Output, figures: RunFigures, single: RepeatedOutcome | nu
     lines.push(`repeats ${figures.repeats} (reducer ${figures.reducer}): ` +
       (single ? `pass rate ${rate === null || rate === undefined ? '-' : formatNumber(rate)}${single.figures.flaky ? c.yellow(' (flaky)') : ''}` : `pass^${figures.repeats} ${passHat}, ${figures.flaky} flaky`));
   }
-  const cost = figures.cost_usd === null ? 'cost unknown (no price for the model)' : `cost $${formatNumber(figures.cost_usd)}`;
+  const cost = figures.cost_usd === null ? 'cost unknown (no price for the model)' : `cost $${formatUsd(figures.cost_usd)}`;
   lines.push(`${cost}, tokens ${figures.tokens.input} in / ${figures.tokens.output} out; judge cache ${figures.cache_hits} hits, ${figures.cache_misses} misses`);
   return lines;
 }
