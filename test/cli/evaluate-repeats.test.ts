@@ -7,8 +7,8 @@ import { runCli } from '../support/cli.js';
 import { useServerWithFakeLlm } from '../support/llm-server.js';
 
 /**
- * `service evaluate --repeat/--reducer/--max-cost/--no-cache` (docs/behavior.md "Evaluation
- * repeats", "Judge cache", "Evaluation cost"): the real binary against a real server whose
+ * `service evaluate --repeat/--reducer/--max-cost/--no-cache`: the rules are
+ * docs/behavior.md "Evaluation repeats", "Judge cache" and "Evaluation cost". The real binary against a real server whose
  * provider is the fake one (OpenAI SDK, default model gpt-4o-mini at its shipped price). The
  * fake counts every chat call. Needs `npm run build` (dist/).
  */
