@@ -17,7 +17,7 @@ const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_refer
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
-  'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
+  'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'judge_cache', 'meta',
   'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
   'recall_doc_stats', 'recall_postings', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
