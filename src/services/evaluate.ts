@@ -80,24 +80,39 @@ async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input:
   // docs/behavior.md "Judge cache": an unchanged case under an unchanged judge costs no LLM call.
   const cacheKey = input.no_cache ? null : judgeCacheKey(input, judge, input.sample);
   const cached = cacheKey === null ? null : await readCachedJudgement(deps, scope, cacheKey);
-  if (cached) {
-    const aggregate = aggregateEvaluations(cached.scores, staticHardcodedCheck(input.code, input.output));
-    // A hit does what a fresh verdict does (feedback store, pattern observation), only without LLM calls.
-    await recordFeedback(deps, scope, distinctFeedback(cached.scores), input.task?.trim() ? input.task : null);
-    if (patternId !== null) await deps.storage.evals.add(scope, patternId, aggregate.median_score, deps.clock.now().toISOString());
-    return {
-      ...aggregate,
-      scores: cached.scores,
-      failed_evaluators: 0,
-      ...(input.pattern_key !== undefined ? { pattern_key: input.pattern_key } : {}),
-      cache_hit: true,
-      tokens: { input: 0, output: 0 },
-      cost_usd: 0,
-      llm_calls: 0,
-      evaluators: cached.scores.map(() => ({ ok: true, llm_calls: 0, tokens: { input: 0, output: 0 } })),
-      judge,
-    };
+  const judged = cached ? replayed(cached.scores) : await judgeAfresh(deps, llm, input, prompt);
+  // Errors are never cached: only a verdict every evaluator answered is kept.
+  if (cacheKey !== null && !cached && judged.failed_evaluators === 0) {
+    await writeCachedJudgement(deps, scope, cacheKey, { scores: judged.scores, tokens: judged.tokens, created_at: deps.clock.now().toISOString() });
   }
+
+  // A hit does what a fresh verdict does (feedback store, pattern observation), only without LLM calls.
+  const aggregate = aggregateEvaluations(judged.scores, staticHardcodedCheck(input.code, input.output));
+  await recordFeedback(deps, scope, distinctFeedback(judged.scores), input.task?.trim() ? input.task : null);
+  if (patternId !== null) {
+    await deps.storage.evals.add(scope, patternId, aggregate.median_score, deps.clock.now().toISOString());
+  }
+  return {
+    ...aggregate,
+    ...judged,
+    ...(input.pattern_key !== undefined ? { pattern_key: input.pattern_key } : {}),
+    judge,
+  };
+}
+
+type Judged = Pick<EvaluateResponse, 'scores' | 'failed_evaluators' | 'cache_hit' | 'tokens' | 'cost_usd' | 'llm_calls' | 'evaluators'>;
+
+/** A cached verdict: the stored scores, nothing spent. */
+function replayed(scores: EvaluatorScore[]): Judged {
+  const none = { input: 0, output: 0 };
+  return {
+    scores, failed_evaluators: 0, cache_hit: true, tokens: none, cost_usd: 0, llm_calls: 0,
+    evaluators: scores.map(() => ({ ok: true, llm_calls: 0, tokens: none })),
+  };
+}
+
+/** `num_evals` evaluators now, each metered (docs/behavior.md "Evaluation cost"); the ones that answered count. */
+async function judgeAfresh(deps: ServiceDeps, llm: Llm, input: EvaluateInput, prompt: string): Promise<Judged> {
   const price = priceFor(llm.model, deps.config.llm.prices);
   if (input.max_cost_usd !== undefined) assertWithinBudget(input.max_cost_usd, price, llm.model, EVALUATOR_SYSTEM.length + prompt.length, input.num_evals);
 
@@ -109,7 +124,6 @@ async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input:
     if (result.status === 'fulfilled') scores.push(result.value);
     else failures.push(result.reason);
   }
-  const tokens = sumTokens(runs.map((r) => r.meter));
   // Anything but a provider/reply failure (a bug, storage) must not be hidden as "evaluator failed".
   const unexpected = failures.find((f) => !(f instanceof DomainError));
   if (unexpected) throw unexpected;
@@ -120,27 +134,15 @@ async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input:
   if (failures.length > 0) {
     deps.logger.warn({ failed: failures.length, requested: input.num_evals }, 'some evaluators failed; aggregating the rest');
   }
-
-  // Errors are never cached: only a verdict every evaluator answered is kept.
-  if (cacheKey !== null && failures.length === 0) {
-    await writeCachedJudgement(deps, scope, cacheKey, { scores, tokens, created_at: deps.clock.now().toISOString() });
-  }
-  const aggregate = aggregateEvaluations(scores, staticHardcodedCheck(input.code, input.output));
-  await recordFeedback(deps, scope, distinctFeedback(scores), input.task?.trim() ? input.task : null);
-  if (patternId !== null) {
-    await deps.storage.evals.add(scope, patternId, aggregate.median_score, deps.clock.now().toISOString());
-  }
+  const tokens = sumTokens(runs.map((r) => r.meter));
   return {
-    ...aggregate,
     scores,
     failed_evaluators: failures.length,
-    ...(input.pattern_key !== undefined ? { pattern_key: input.pattern_key } : {}),
     cache_hit: false,
     tokens,
     cost_usd: price === null ? null : costUsd(tokens, price),
     llm_calls: runs.reduce((n, r) => n + r.meter.calls, 0),
     evaluators: runs.map((r, i) => ({ ok: settled[i].status === 'fulfilled', llm_calls: r.meter.calls, tokens: { input: r.meter.input, output: r.meter.output } })),
-    judge,
   };
 }
 
