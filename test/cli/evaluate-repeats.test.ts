@@ -85,6 +85,12 @@ describe('service evaluate --repeat', () => {
     expect(second.summary).toMatchObject({ reducer: 'majority', cache_hits: 6, cache_misses: 0, pass_hat_k: 0.5, cost_usd: 0 });
     expect(ctx.fake.chatRequests()).toHaveLength(0);
 
+    // The text report ends with the repeats and the cost lines.
+    const table = await cli([...args.filter((a) => a !== '--json'), '--reducer', 'majority', '--format', 'table']);
+    expect(table.stdout).toMatch(/^\s*wobbly\s.*0\.6667 flaky\s+pass\s*$/m);
+    expect(table.stdout).toContain('repeats 3 (reducer majority): pass^3 0.5, 1 flaky');
+    expect(table.stdout).toContain('cost $0, tokens 0 in / 0 out; judge cache 6 hits, 0 misses');
+
     const strict = await cli([...args, '--reducer', 'min-rate:0.8']);
     expect(strict.code).toBe(100);
     expect(JSON.parse(strict.stdout).cases[1].gate_failures[0]).toBe('passed 2 of 3 repeats (reducer min-rate:0.8)');
