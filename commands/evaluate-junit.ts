@@ -1,5 +1,5 @@
 import type { EvaluateResponse } from '../src/client/index.js';
-import { formatNumber } from '../src/core/output-numbers.js';
+import { formatNumber, formatUsd } from '../src/core/output-numbers.js';
 
 /**
  * JUnit XML for `service evaluate --junit FILE`: one <testcase> per evaluated case, a
@@ -15,6 +15,13 @@ export interface CaseOutcome {
   gateFailures: string[];
   /** Set when the case could not be evaluated. */
   error: { kind: string; message: string } | null;
+  /** (+) Repeats, pass rate, cost and cache use (commands/evaluate-repeats.ts). */
+  figures?: {
+    repeats: number; pass_rate: number | null; flaky: boolean; tokens: { input: number; output: number };
+    cost_usd: number | null; cache_hit: boolean; repeat_scores: number[];
+  };
+  /** (+) Why --max-cost left the case unjudged (a JUnit <skipped>). */
+  notEvaluated?: string | null;
 }
 
 // XML 1.0 allows tab, LF, CR and everything from U+0020 up except the surrogates and U+FFFE/F.
@@ -47,7 +54,7 @@ function details(result: EvaluateResponse): string {
 }
 
 /** Scores as <properties>, so CI tools can chart them per case without parsing text. */
-function properties(result: EvaluateResponse): string {
+function properties(result: EvaluateResponse, figures: CaseOutcome['figures']): string {
   const props: [string, string | number | boolean][] = [
     ['median_score', result.median_score],
     ['variance', result.variance],
@@ -55,6 +62,13 @@ function properties(result: EvaluateResponse): string {
     ['adversarial_detected', result.adversarial_detected],
     ...result.scores.map((s, i): [string, number] => [`evaluator_${i + 1}_overall`, s.overall]),
   ];
+  if (figures) {
+    props.push(['repeats', figures.repeats]);
+    if (figures.pass_rate !== null) props.push(['pass_rate', figures.pass_rate]);
+    props.push(['flaky', figures.flaky], ['tokens_input', figures.tokens.input], ['tokens_output', figures.tokens.output]);
+    props.push(['cost_usd', figures.cost_usd === null ? 'unknown' : formatUsd(figures.cost_usd)], ['cache_hit', figures.cache_hit]);
+    if (figures.repeats > 1) props.push(['repeat_scores', figures.repeat_scores.map(formatNumber).join(' ')]);
+  }
   return [
     '      <properties>',
     ...props.map(([name, value]) => `        <property ${attr('name', name)} ${attr('value', typeof value === 'number' ? formatNumber(value) : String(value))}/>`),
@@ -65,8 +79,10 @@ function properties(result: EvaluateResponse): string {
 function testcase(outcome: CaseOutcome): string {
   const open = `    <testcase ${attr('name', outcome.name)} ${attr('classname', 'service.evaluate')} ${attr('time', secs(outcome.seconds))}`;
   const body: string[] = [];
-  if (outcome.result) body.push(properties(outcome.result));
-  if (outcome.error) {
+  if (outcome.result) body.push(properties(outcome.result, outcome.figures));
+  if (outcome.notEvaluated) {
+    body.push(`      <skipped ${attr('message', `not evaluated: ${outcome.notEvaluated}`)}/>`);
+  } else if (outcome.error) {
     body.push(`      <error ${attr('message', outcome.error.message)} ${attr('type', outcome.error.kind)}>${xmlEscape(outcome.error.message)}</error>`);
   } else if (outcome.gateFailures.length > 0) {
     const message = outcome.gateFailures.join('; ');
@@ -78,14 +94,15 @@ function testcase(outcome: CaseOutcome): string {
 }
 
 export function junitXml(outcomes: CaseOutcome[], timestamp: Date): string {
-  const failures = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
-  const errors = outcomes.filter((o) => o.error).length;
+  const skipped = outcomes.filter((o) => o.notEvaluated).length;
+  const failures = outcomes.filter((o) => !o.notEvaluated && !o.error && o.gateFailures.length > 0).length;
+  const errors = outcomes.filter((o) => !o.notEvaluated && o.error).length;
   const time = secs(outcomes.reduce((sum, o) => sum + o.seconds, 0));
   const counts = `${attr('tests', outcomes.length)} ${attr('failures', failures)} ${attr('errors', errors)}`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites ${attr('name', 'service evaluate')} ${counts} ${attr('time', time)}>`,
-    `  <testsuite ${attr('name', 'service evaluate')} ${counts} ${attr('skipped', 0)} ${attr('time', time)} ${attr('timestamp', timestamp.toISOString().replace(/\.\d+Z$/, ''))}>`,
+    `  <testsuite ${attr('name', 'service evaluate')} ${counts} ${attr('skipped', skipped)} ${attr('time', time)} ${attr('timestamp', timestamp.toISOString().replace(/\.\d+Z$/, ''))}>`,
     ...outcomes.map(testcase),
     '  </testsuite>',
     '</testsuites>',

@@ -1,14 +1,17 @@
 import type { Command } from 'commander';
-import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
-import { formatNumber } from '../src/core/output-numbers.js';
+import { type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
+import { formatNumber, formatUsd } from '../src/core/output-numbers.js';
+import { parseReducer, DEFAULT_REDUCER, type RepeatReducer } from '../src/core/repeats.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
+import { CostBudget, evaluateRepeated, runFigures, type RepeatedOutcome, type RunFigures } from './evaluate-repeats.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, errorViewOf, ioOf, type Io } from './shared/context.js';
 import { ExitCode, exitCodeFor, UsageError } from './shared/exit-codes.js';
 import { assertWritableFile, resolveOutputTarget, writeOutput } from './shared/files.js';
 import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './shared/input.js';
-import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
+import { InvalidArgumentError } from 'commander';
+import { addClientOptions, integerIn, nonNegativeNumber, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type ErrorView, type Output } from './shared/output.js';
 
 interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
@@ -23,6 +26,11 @@ interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   junit?: string;
   batch?: string;
   concurrency: number;
+  repeat: number;
+  reducer: RepeatReducer;
+  /** false with --no-cache. */
+  cache: boolean;
+  maxCost?: number;
 }
 
 interface EvalCase {
@@ -47,7 +55,11 @@ export function register(program: Command): void {
     .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per case)')
     .option('--batch <file>', 'evaluate every line of a JSONL file ({id?, task?, code, output?, pattern_key?}; name is an alias of id); - for stdin')
-    .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+    .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4)
+    .option('--repeat <n>', 'judge each case N times (1 to 20); reports pass_rate, flaky and pass^k', integerIn(1, 20), 1)
+    .option('--reducer <rule>', 'how repeats make a verdict: all, majority or min-rate:R (0 < R <= 1)', reducerArg, DEFAULT_REDUCER)
+    .option('--no-cache', "judge afresh: neither read nor write the server's judge cache")
+    .option('--max-cost <usd>', 'stop before the run would spend more than this (USD); cases run one at a time', nonNegativeUsd);
   addClientOptions(cmd);
   addAsyncOptions(cmd);
 
@@ -62,13 +74,17 @@ export function register(program: Command): void {
       if (opts.async && !opts.wait) return printAccepted(out, await client.jobs.submit('evaluate', cases[0].request));
       // --wait: each case runs as a background job (same result; survives a server restart).
       const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req) : client.llm.evaluate(req));
+      // docs/behavior.md "Evaluation cost": under a budget each case may spend only what is left, so cases go one at a time.
+      const budget = opts.maxCost === undefined ? null : new CostBudget(opts.maxCost);
+      const judge = (c: EvalCase) => evaluateRepeated(evaluateOne, c, opts, (r) => gateFailures(r, opts), budget);
       const outcomes = opts.batch !== undefined
-        ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
-        : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
+        ? await runBatch(io, out, cases, budget ? 1 : opts.concurrency, judge)
+        : [await out.withSpinner('evaluating…', () => judge(cases[0]))];
+      const figures = runFigures(outcomes, opts);
       if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
-      if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
+      if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes, figures);
       const view = errorViewOf(command);
-      return opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, view) : reportSingle(io, out, outcomes[0], opts, view);
+      return opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, figures, view) : reportSingle(io, out, outcomes[0], figures, opts, view);
     });
   }));
 }
@@ -139,22 +155,6 @@ export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOption
   return reasons;
 }
 
-async function evaluateCase(
-  evaluateOne: (req: EvaluateRequest) => Promise<EvaluateResponse>,
-  c: EvalCase,
-  opts: EvaluateOptions,
-): Promise<CaseOutcome & { cause?: unknown }> {
-  const started = performance.now();
-  try {
-    const result = await evaluateOne(c.request);
-    return { name: c.name, seconds: (performance.now() - started) / 1000, result, gateFailures: gateFailures(result, opts), error: null };
-  } catch (err) {
-    const kind = err instanceof ApiError ? `http-${err.status}` : err instanceof Error ? err.name : 'error';
-    const message = err instanceof ApiError ? err.detail : err instanceof Error ? err.message : String(err);
-    return { name: c.name, seconds: (performance.now() - started) / 1000, result: null, gateFailures: [], error: { kind, message }, cause: err };
-  }
-}
-
 /** Runs the cases with at most `limit` in flight, drawing a progress bar on a terminal. */
 async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalCase[], limit: number, run: (c: EvalCase) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(cases.length);
@@ -183,14 +183,30 @@ async function runBatch<T extends CaseOutcome>(io: Io, out: Output, cases: EvalC
   return results;
 }
 
-function reportSingle(io: Io, out: Output, outcome: CaseOutcome & { cause?: unknown }, opts: EvaluateOptions, view: ErrorView): number {
+function reducerArg(value: string): RepeatReducer {
+  const reducer = parseReducer(value);
+  if (!reducer) throw new InvalidArgumentError('expected all, majority or min-rate:R with 0 < R <= 1');
+  return reducer;
+}
+
+function nonNegativeUsd(value: string): number {
+  return nonNegativeNumber(value);
+}
+
+function reportSingle(io: Io, out: Output, outcome: RepeatedOutcome, figures: RunFigures, opts: EvaluateOptions, view: ErrorView): number {
+  if (outcome.notEvaluated !== null) {
+    io.stderr.write(`not evaluated: ${outcome.notEvaluated}\n`);
+    return ExitCode.LIMITED;
+  }
   if (outcome.error) {
     // --json makes this error JSON like every other one: CI steps parse it.
     printError(io, outcome.cause ?? new Error(outcome.error.message), view);
     return exitCodeFor(outcome.cause);
   }
   const result = outcome.result!;
-  out.result(result, () => renderResult(out, result, outcome.gateFailures, opts));
+  const { repeats, pass_rate, flaky } = outcome.figures;
+  const json = opts.repeat > 1 ? { ...result, repeats, pass_rate, flaky, pass_hat_k: figures.pass_hat_k, cost_usd: outcome.figures.cost_usd, tokens: outcome.figures.tokens } : result;
+  out.result(json, () => [renderResult(out, result, outcome.gateFailures, opts), ...runLines(out, figures, outcome)].join('\n'));
   if (outcome.gateFailures.length > 0 && out.json) io.stderr.write(`gate failed: ${outcome.gateFailures.join('; ')}\n`);
   return outcome.gateFailures.length > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
 }
@@ -216,15 +232,20 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
   return lines.join('\n');
 }
 
-function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView): number {
-  const passed = outcomes.filter((o) => !o.error && o.gateFailures.length === 0).length;
-  const gated = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
+function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: RepeatedOutcome[], figures: RunFigures, view: ErrorView): number {
+  const judged = outcomes.filter((o) => o.notEvaluated === null);
+  const passed = judged.filter((o) => !o.error && o.gateFailures.length === 0).length;
+  const gated = judged.filter((o) => !o.error && o.gateFailures.length > 0).length;
   const errored = outcomes.filter((o) => o.error);
   const firstError = errored[0];
-  const exitCode = firstError ? exitCodeFor(firstError.cause) : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
-  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode };
+  const stopped = figures.not_evaluated.length > 0;
+  const exitCode = firstError ? exitCodeFor(firstError.cause) : stopped ? ExitCode.LIMITED : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
+  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode, ...figures };
   const json = {
-    cases: outcomes.map((o, i) => ({ ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error })),
+    cases: outcomes.map((o, i) => ({
+      ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error,
+      not_evaluated: o.notEvaluated, ...caseFigures(o),
+    })),
     summary,
   };
   out.result(json, () => {
@@ -234,14 +255,40 @@ function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutc
       o.result ? formatNumber(o.result.median_score) : '-',
       o.result ? formatNumber(o.result.variance) : '-',
       o.result ? (o.result.adversarial_detected ? 'yes' : 'no') : '-',
-      o.error ? c.red(`error: ${snippet(o.error.message, 50)}`) : o.gateFailures.length > 0 ? c.red(`fail: ${snippet(o.gateFailures.join('; '), 50)}`) : c.green('pass'),
+      ...(figures.repeats > 1 ? [o.figures.pass_rate === null ? '-' : `${formatNumber(o.figures.pass_rate)}${o.figures.flaky ? c.yellow(' flaky') : ''}`] : []),
+      o.notEvaluated !== null ? c.yellow('not evaluated') : o.error ? c.red(`error: ${snippet(o.error.message, 50)}`) : o.gateFailures.length > 0 ? c.red(`fail: ${snippet(o.gateFailures.join('; '), 50)}`) : c.green('pass'),
     ]);
+    const headers = ['case', 'median', 'variance', 'adversarial', ...(figures.repeats > 1 ? ['pass rate'] : []), 'status'];
     return [
-      table(['case', 'median', 'variance', 'adversarial', 'status'], rows, c),
+      table(headers, rows, c),
       '',
-      `${outcomes.length} cases: ${passed} passed, ${gated} failed the gate, ${errored.length} errors`,
+      `${outcomes.length} cases: ${passed} passed, ${gated} failed the gate, ${errored.length} errors` +
+        (stopped ? `, ${figures.not_evaluated.length} not evaluated` : ''),
+      ...runLines(out, figures, null),
     ].join('\n');
   });
   for (const o of errored) printError(io, o.cause ?? new Error(o.error!.message), { ...view, subject: o.name });
+  if (stopped) io.stderr.write(`stopped: ${outcomes.find((o) => o.notEvaluated !== null)!.notEvaluated}\nnot evaluated: ${figures.not_evaluated.join(', ')}\n`);
   return exitCode;
+}
+
+/** A case's figures as its JSON carries them (field names shared with the stored runs). */
+function caseFigures(o: RepeatedOutcome) {
+  const { repeats, pass_rate, flaky, tokens, cost_usd, duration_ms, cache_hit } = o.figures;
+  return { repeats, pass_rate, flaky, tokens, cost_usd, duration_ms, cache_hit, repeat_scores: o.figures.repeat_scores };
+}
+
+/** The lines under a report: repeats and pass^k, cost and tokens, judge cache use. */
+function runLines(out: Output, figures: RunFigures, single: RepeatedOutcome | null): string[] {
+  const c = out.color;
+  const lines: string[] = [];
+  if (figures.repeats > 1) {
+    const passHat = figures.pass_hat_k === null ? '-' : formatNumber(figures.pass_hat_k);
+    const rate = single?.figures.pass_rate;
+    lines.push(`repeats ${figures.repeats} (reducer ${figures.reducer}): ` +
+      (single ? `pass rate ${rate === null || rate === undefined ? '-' : formatNumber(rate)}${single.figures.flaky ? c.yellow(' (flaky)') : ''}` : `pass^${figures.repeats} ${passHat}, ${figures.flaky} flaky`));
+  }
+  const cost = figures.cost_usd === null ? 'cost unknown (no price for the model)' : `cost $${formatUsd(figures.cost_usd)}`;
+  lines.push(`${cost}, tokens ${figures.tokens.input} in / ${figures.tokens.output} out; judge cache ${figures.cache_hits} hits, ${figures.cache_misses} misses`);
+  return lines;
 }

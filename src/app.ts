@@ -1,6 +1,7 @@
 import { ConfigError, effectiveAuthMode, type Config } from './config/index.js';
 import { importOptional } from './core/optional-module.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
+import { followStoredModel } from './core/embedding-choice.js';
 import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { resolveReuseTiers, writeModelReuseTiers } from './adapters/embeddings/model-tiers.js';
@@ -99,6 +100,10 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
   try {
     if (effectiveAuthMode(config) === 'db') keyStore = await openKeyStore(config, { logger, instruments, pool });
     storage = withAuditLog(storage, keyStore);
+    // docs/behavior.md "Embedding model of a store": a model the operator did not name follows the store's.
+    if (!options.allowEmbeddingMismatch && !overrides.embedder && !deferredStorage) {
+      config = { ...config, embedding: followStoredModel(config.embedding, await storage.meta.getEmbeddingInfo()) };
+    }
     embedder = overrides.embedder
       ? wrapInCache(overrides.embedder, instruments)
       : await createEmbedder(config, { logger, instruments });

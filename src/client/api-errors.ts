@@ -18,6 +18,8 @@ export class ConflictError extends ApiError {}
 export class PayloadTooLargeError extends ApiError {}
 export class QuotaExceededError extends ApiError {}
 export class OverageBudgetCapReachedError extends ApiError {}
+/** (+) The request's max_cost_usd would be passed: nothing was spent on it. */
+export class BudgetExceededError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class InternalServerError extends ApiError {}
 export class LlmNotConfiguredError extends ApiError {}
@@ -46,6 +48,7 @@ const CLASS_BY_CODE: Record<WireErrorCode, ApiErrorClass> = {
   payload_too_large: PayloadTooLargeError,
   quota_exceeded: QuotaExceededError,
   overage_budget_cap_reached: OverageBudgetCapReachedError,
+  budget_exceeded: BudgetExceededError,
   rate_limited: RateLimitedError,
   internal_error: InternalServerError,
   llm_not_configured: LlmNotConfiguredError,

@@ -27,7 +27,7 @@ export { ApiError, TransportError, ProtocolError, InvalidUrlError, describeError
 export {
   BadGatewayError, BadRequestError, ConflictError, EmbeddingUnavailableError, ForbiddenError, InsufficientStorageError,
   InternalServerError, LlmNotConfiguredError, NotConfiguredError, LlmUnavailableError, MaintenanceError, MethodNotAllowedError, NotFoundError,
-  OverageBudgetCapReachedError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
+  OverageBudgetCapReachedError, BudgetExceededError, PayloadTooLargeError, PaymentRequiredError, QuotaExceededError, RateLimitedError,
   ServiceUnavailableError, StorageUnavailableError, UnauthenticatedError, ValidationFailedError, apiErrorFor, errorCodeOf,
 } from './api-errors.js';
 // The error table (status, exit code, retryable of each code) the service and this client share.

@@ -15,6 +15,12 @@ export interface EmbeddingSettings {
     localModelPath: string | null;
     /** Hub base URL for model downloads (HF_ENDPOINT, for mirrors). */
     hubEndpoint: string;
+    /**
+     * (+) The operator chose the embedding model (SERVICE_LOCAL_EMBEDDINGS, SERVICE_EMBEDDING_MODEL,
+     * SERVICE_LOCAL_EMBEDDING_MODEL or SERVICE_EMBEDDING_MODEL_PATH is set). Otherwise the model
+     * a store was written with stays in force (core/embedding-choice.ts).
+     */
+    explicit: boolean;
   };
 }
 
@@ -36,6 +42,7 @@ export function embeddingSettings(env: Env, hostedApiKey: string | null): Embedd
       localModel: str(env, 'SERVICE_LOCAL_EMBEDDING_MODEL') ?? BUNDLED_MODEL_ID,
       localModelPath,
       hubEndpoint: url(env, 'HF_ENDPOINT') ?? 'https://huggingface.co',
+      explicit: localFlag || localModelPath !== null || ['SERVICE_EMBEDDING_MODEL', 'SERVICE_LOCAL_EMBEDDING_MODEL'].some((name) => str(env, name) !== null),
     },
   };
 }

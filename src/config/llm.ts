@@ -1,4 +1,5 @@
-import { num, oneOf, str, url, type Env } from './env-readers.js';
+import { parsePriceTable, type ModelPrice } from '../core/pricing.js';
+import { ConfigError, num, oneOf, str, url, type Env } from './env-readers.js';
 
 export type LlmProvider = 'openai' | 'anthropic' | 'none';
 
@@ -11,6 +12,8 @@ export interface LlmSettings {
     baseUrl: string | null;
     timeoutSeconds: number;
     concurrency: number;
+    /** (+) SERVICE_LLM_PRICES: per-model prices over the shipped table (core/pricing.ts). */
+    prices: Record<string, ModelPrice>;
   };
 }
 
@@ -51,6 +54,17 @@ export function llmSettings(env: Env, keys: ProviderKeys): LlmSettings {
       baseUrl,
       timeoutSeconds: num(env, 'SERVICE_LLM_TIMEOUT', 30, { min: 0.1, max: 3600 }),
       concurrency: num(env, 'SERVICE_LLM_CONCURRENCY', 10, { min: 1, max: 1000, int: true }),
+      prices: llmPrices(env),
     },
   };
+}
+
+function llmPrices(env: Env): Record<string, ModelPrice> {
+  const text = str(env, 'SERVICE_LLM_PRICES');
+  if (text === null) return {};
+  try {
+    return parsePriceTable(text);
+  } catch (err) {
+    throw new ConfigError('SERVICE_LLM_PRICES', (err as Error).message);
+  }
 }

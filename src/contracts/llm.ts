@@ -15,6 +15,15 @@ export const EvaluateRequest = z.object({
   num_evals: z.number().int().min(1).max(10).default(3),
   /** (+) The median is recorded as an eval observation of this pattern. */
   pattern_key: PatternKey.optional(),
+  /** (+) Judge afresh: neither read nor write the judge cache (docs/behavior.md "Judge cache"). */
+  no_cache: z.boolean().default(false),
+  /** (+) Which repeat of the case this is (0-based): each repeat has its own cache slot. */
+  sample: z.number().int().min(0).max(99).default(0),
+  /**
+   * (+) The most this call may spend, in USD: a miss whose cost ceiling is above it is refused
+   * with 429 budget_exceeded before any LLM call (docs/behavior.md "Evaluation cost").
+   */
+  max_cost_usd: z.number().min(0).max(1_000_000).optional(),
 }).strict();
 export type EvaluateRequest = z.input<typeof EvaluateRequest>;
 export type EvaluateInput = z.output<typeof EvaluateRequest>;
@@ -33,6 +42,26 @@ export const EvaluatorScores = z.object({
 });
 export type EvaluatorScores = z.infer<typeof EvaluatorScores>;
 
+export const TokenUsage = z.object({ input: z.number().int().min(0), output: z.number().int().min(0) });
+
+export const EvaluatorUsage = z.object({
+  /** It produced a score (false: provider failure, or malformed twice). */
+  ok: z.boolean(),
+  llm_calls: z.number().int().min(0),
+  tokens: TokenUsage,
+});
+
+export const JudgeConfig = z.object({
+  provider: z.string(),
+  model: z.string(),
+  prompt_version: z.string(),
+  /** sha256 of the evaluators' system prompt (the rubric). */
+  rubric_hash: z.string(),
+  num_evals: z.number().int(),
+  temperature: z.number(),
+  max_tokens: z.number().int(),
+});
+
 export const EvaluateResponse = z.object({
   median_score: score,
   variance: z.number().min(0),
@@ -44,6 +73,18 @@ export const EvaluateResponse = z.object({
   failed_evaluators: z.number().int().min(0),
   /** (+) Echoed when the median was recorded against a pattern. */
   pattern_key: PatternKey.optional(),
+  /** (+) The verdict came from the judge cache: no LLM call was made. */
+  cache_hit: z.boolean(),
+  /** (+) Tokens this call spent, from the provider's usage (every attempt of every evaluator); 0 on a cache hit. */
+  tokens: TokenUsage,
+  /** (+) What this call cost in USD at the model's price; null when the model has no price. */
+  cost_usd: z.number().min(0).nullable(),
+  /** (+) Chat completions made (a malformed reply's retry counts; 0 on a cache hit). */
+  llm_calls: z.number().int().min(0),
+  /** (+) Each evaluator's calls and tokens, in the order the evaluators were started. */
+  evaluators: z.array(EvaluatorUsage),
+  /** (+) The judge configuration the verdict was made (or cached) under. */
+  judge: JudgeConfig,
 });
 export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 

@@ -55,6 +55,7 @@ export const ERROR_TABLE = {
   payload_too_large: { status: 413, exit: USAGE, title: 'Body larger than SERVICE_MAX_BODY_SIZE', retryable: false },
   quota_exceeded: { status: 429, exit: LIMITED, title: 'Plan or key quota reached', retryable: false },
   overage_budget_cap_reached: { status: 429, exit: LIMITED, title: 'Overage budget cap reached', retryable: false },
+  budget_exceeded: { status: 429, exit: LIMITED, title: 'The request\'s cost budget (max_cost_usd) would be passed', retryable: false },
   rate_limited: { status: 429, exit: LIMITED, title: 'Rate limit reached (Retry-After)', retryable: true, generic: true },
   internal_error: { status: 500, exit: FAILURE, title: 'Internal error (cause logged, never shown)', retryable: false },
   llm_not_configured: { status: 501, exit: FAILURE, title: 'No LLM provider configured', retryable: false, generic: true },

@@ -108,6 +108,13 @@ export class OverageCapError extends DomainError {
   }
 }
 
+/** (+) An evaluation that would pass the caller's cost budget (max_cost_usd) is not started. */
+export class BudgetExceededError extends DomainError {
+  constructor(message: string) {
+    super('budget_exceeded', message);
+  }
+}
+
 /** What a refused client needs to pace itself (sent as RateLimit-* and Retry-After headers). */
 export interface RateLimitInfo {
   limit: number;

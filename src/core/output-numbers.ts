@@ -13,10 +13,24 @@ export function roundForOutput(x: number): number {
   return rounded === 0 ? Number(x.toPrecision(OUTPUT_DECIMALS)) : rounded;
 }
 
-/** A JSON.stringify replacer that rounds every number with roundForOutput. */
-export function outputNumberReplacer(_key: string, value: unknown): unknown {
-  return typeof value === 'number' ? roundForOutput(value) : value;
+/**
+ * Amounts in US dollars (keys ending in `_usd`) keep 6 decimal places, a millionth of a dollar:
+ * one judged case often costs less than a hundredth of a cent, and 4 places would print it as 0.
+ */
+export const USD_DECIMALS = 6;
+
+export function roundUsdForOutput(x: number): number {
+  return Number.isFinite(x) ? Number(x.toFixed(USD_DECIMALS)) : x;
 }
+
+/** A JSON.stringify replacer that rounds every number with roundForOutput (dollar amounts with roundUsdForOutput). */
+export function outputNumberReplacer(key: string, value: unknown): unknown {
+  if (typeof value !== 'number') return value;
+  return key.endsWith('_usd') ? roundUsdForOutput(value) : roundForOutput(value);
+}
+
+/** A dollar amount as printed text. */
+export const formatUsd = (x: number): string => String(roundUsdForOutput(x));
 
 /** A number as printed text: `String(roundForOutput(x))`. */
 export const formatNumber = (x: number): string => String(roundForOutput(x));

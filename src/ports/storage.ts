@@ -9,6 +9,7 @@ import type { RetentionSettings } from '../core/retention.js';
 import type { RollupWindow } from '../core/roi.js';
 import type { RollupResponse } from '../contracts/analytics.js';
 import type { DeletionCounts, DeletionTarget } from '../core/governance.js';
+import type { CachedJudgement } from '../core/judge-cache-key.js';
 
 /**
  * Storage is split into small repositories. Every method that touches tenant data takes a
@@ -194,6 +195,17 @@ export interface ProjectSettingsRepository {
   setTenantRetention(tenantId: string, days: number | null, at: string): Promise<void>;
 }
 
+/**
+ * (+) The judge cache (docs/behavior.md "Judge cache"): verdicts of evaluate by key
+ * (core/judge-cache-key.ts, hashed), per project, so every CI runner of the project shares them.
+ * Only complete verdicts are put; a project keeps its newest JUDGE_CACHE_MAX_ENTRIES.
+ */
+export interface JudgeCacheRepository {
+  get(scope: Scope, key: string): Promise<CachedJudgement | null>;
+  /** Stores (or replaces) the verdict under `key`. */
+  put(scope: Scope, key: string, judgement: CachedJudgement): Promise<void>;
+}
+
 export interface AuditRepository {
   /** Appends one security event (never a secret in `detail`). */
   append(event: AuditEvent): Promise<void>;
@@ -288,6 +300,8 @@ export interface Storage {
   readonly audit: AuditRepository;
   readonly meta: MetaRepository;
   readonly governance: GovernanceRepository;
+  /** (+) Cached judge verdicts of evaluate. */
+  readonly judgeCache: JudgeCacheRepository;
   /** (+) The durable job queue (ports/jobs.ts), kept in the same store as the data it works on. */
   readonly jobs: JobRepository;
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */

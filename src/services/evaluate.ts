@@ -1,16 +1,25 @@
-import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError } from '../core/errors.js';
+import { BudgetExceededError, DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError, ValidationError } from '../core/errors.js';
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
 import type { EvaluateInput, EvaluateResponse } from '../contracts/llm.js';
+import type { JudgeConfig } from '../core/judge-cache-key.js';
+import { costCeiling, costUsd, priceFor } from '../core/pricing.js';
 import { idFromPatternKey, type Scope } from '../core/types.js';
 import type { Llm } from '../ports/llm.js';
 import { countedEvalRun } from './billing.js';
 import type { ServiceDeps } from './deps.js';
 import { recordFeedback } from './feedback.js';
+import { judgeCacheKey, readCachedJudgement, sha256, writeCachedJudgement } from './judge-cache.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
+import { meteredLlm, type LlmMeter } from './llm-metering.js';
 
 /** Independent evaluators need diverse samples; the spread is what high_variance measures. */
 const EVALUATOR_TEMPERATURE = 0.7;
 const EVALUATOR_MAX_TOKENS = 600;
+/**
+ * The evaluator prompt template's version: part of the judge cache key, so a change to how the
+ * prompt is built (evaluatorPrompt) must bump it. A change to EVALUATOR_SYSTEM changes the key by itself.
+ */
+export const JUDGE_PROMPT_VERSION = 'evaluate-1';
 
 export const EVALUATOR_SYSTEM = [
   'You are an independent, strict reviewer of code written by an AI agent.',
@@ -67,7 +76,48 @@ async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input:
   }
 
   const prompt = evaluatorPrompt(input);
-  const settled = await Promise.allSettled(Array.from({ length: input.num_evals }, () => runEvaluator(llm, deps, prompt)));
+  const judge = judgeConfigOf(llm, input.num_evals);
+  // docs/behavior.md "Judge cache": an unchanged case under an unchanged judge costs no LLM call.
+  const cacheKey = input.no_cache ? null : judgeCacheKey(input, judge, input.sample);
+  const cached = cacheKey === null ? null : await readCachedJudgement(deps, scope, cacheKey);
+  const judged = cached ? replayed(cached.scores) : await judgeAfresh(deps, llm, input, prompt);
+  // Errors are never cached: only a verdict every evaluator answered is kept.
+  if (cacheKey !== null && !cached && judged.failed_evaluators === 0) {
+    await writeCachedJudgement(deps, scope, cacheKey, { scores: judged.scores, tokens: judged.tokens, created_at: deps.clock.now().toISOString() });
+  }
+
+  // A hit does what a fresh verdict does (feedback store, pattern observation), only without LLM calls.
+  const aggregate = aggregateEvaluations(judged.scores, staticHardcodedCheck(input.code, input.output));
+  await recordFeedback(deps, scope, distinctFeedback(judged.scores), input.task?.trim() ? input.task : null);
+  if (patternId !== null) {
+    await deps.storage.evals.add(scope, patternId, aggregate.median_score, deps.clock.now().toISOString());
+  }
+  return {
+    ...aggregate,
+    ...judged,
+    ...(input.pattern_key !== undefined ? { pattern_key: input.pattern_key } : {}),
+    judge,
+  };
+}
+
+type Judged = Pick<EvaluateResponse, 'scores' | 'failed_evaluators' | 'cache_hit' | 'tokens' | 'cost_usd' | 'llm_calls' | 'evaluators'>;
+
+/** A cached verdict: the stored scores, nothing spent. */
+function replayed(scores: EvaluatorScore[]): Judged {
+  const none = { input: 0, output: 0 };
+  return {
+    scores, failed_evaluators: 0, cache_hit: true, tokens: none, cost_usd: 0, llm_calls: 0,
+    evaluators: scores.map(() => ({ ok: true, llm_calls: 0, tokens: none })),
+  };
+}
+
+/** `num_evals` evaluators now, each metered (docs/behavior.md "Evaluation cost"); the ones that answered count. */
+async function judgeAfresh(deps: ServiceDeps, llm: Llm, input: EvaluateInput, prompt: string): Promise<Judged> {
+  const price = priceFor(llm.model, deps.config.llm.prices);
+  if (input.max_cost_usd !== undefined) assertWithinBudget(input.max_cost_usd, price, llm.model, EVALUATOR_SYSTEM.length + prompt.length, input.num_evals);
+
+  const runs = Array.from({ length: input.num_evals }, () => meteredLlm(llm));
+  const settled = await Promise.allSettled(runs.map((run) => runEvaluator(run.llm, deps, prompt)));
   const scores: EvaluatorScore[] = [];
   const failures: unknown[] = [];
   for (const result of settled) {
@@ -84,16 +134,44 @@ async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input:
   if (failures.length > 0) {
     deps.logger.warn({ failed: failures.length, requested: input.num_evals }, 'some evaluators failed; aggregating the rest');
   }
-
-  const aggregate = aggregateEvaluations(scores, staticHardcodedCheck(input.code, input.output));
-  await recordFeedback(deps, scope, distinctFeedback(scores), input.task?.trim() ? input.task : null);
-  if (patternId !== null) {
-    await deps.storage.evals.add(scope, patternId, aggregate.median_score, deps.clock.now().toISOString());
-  }
+  const tokens = sumTokens(runs.map((r) => r.meter));
   return {
-    ...aggregate,
     scores,
     failed_evaluators: failures.length,
-    ...(input.pattern_key !== undefined ? { pattern_key: input.pattern_key } : {}),
+    cache_hit: false,
+    tokens,
+    cost_usd: price === null ? null : costUsd(tokens, price),
+    llm_calls: runs.reduce((n, r) => n + r.meter.calls, 0),
+    evaluators: runs.map((r, i) => ({ ok: settled[i].status === 'fulfilled', llm_calls: r.meter.calls, tokens: { input: r.meter.input, output: r.meter.output } })),
   };
+}
+
+/** Everything about the judges that changes a verdict (the judge cache's key, reported with every result). */
+function judgeConfigOf(llm: Llm, numEvals: number): JudgeConfig {
+  return {
+    provider: llm.provider,
+    model: llm.model,
+    prompt_version: JUDGE_PROMPT_VERSION,
+    rubric_hash: sha256(EVALUATOR_SYSTEM),
+    num_evals: numEvals,
+    temperature: EVALUATOR_TEMPERATURE,
+    max_tokens: EVALUATOR_MAX_TOKENS,
+  };
+}
+
+function sumTokens(meters: LlmMeter[]): { input: number; output: number } {
+  return { input: meters.reduce((n, m) => n + m.input, 0), output: meters.reduce((n, m) => n + m.output, 0) };
+}
+
+/** docs/behavior.md "Evaluation cost": a miss is judged only when its cost ceiling fits the budget. */
+function assertWithinBudget(budget: number, price: ReturnType<typeof priceFor>, model: string, promptChars: number, evaluators: number): void {
+  if (price === null) {
+    throw new ValidationError(`no price is known for model ${model}`, [
+      { path: 'max_cost_usd', message: `model ${model} has no price: add it to SERVICE_LLM_PRICES (model=input:output USD per million tokens)` },
+    ]);
+  }
+  const ceiling = costCeiling(promptChars, evaluators, EVALUATOR_MAX_TOKENS, price);
+  if (ceiling > budget) {
+    throw new BudgetExceededError(`judging this case may cost up to $${ceiling} (${evaluators} evaluators, ${model}), more than max_cost_usd $${budget}; nothing was spent`);
+  }
 }

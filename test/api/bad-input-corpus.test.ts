@@ -110,6 +110,9 @@ const NUMBER_FIELDS: FieldCase[] = [
     route: 'POST /v1/recall', field, request: (v) => ({ method: 'POST', url: '/v1/recall', body: { task: 'parse csv', [field]: v } }),
   })),
   { route: 'POST /v1/evaluate', field: 'num_evals', request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', num_evals: v } }) },
+  ...['sample', 'max_cost_usd', 'no_cache'].map((field): FieldCase => ({
+    route: 'POST /v1/evaluate', field, request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', [field]: v } }),
+  })),
   { route: 'POST /v1/evolve', field: 'num_issues', request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', num_issues: v } }) },
   { route: 'POST /v1/analyze-failures', field: 'min_count', request: (v) => ({ method: 'POST', url: '/v1/analyze-failures', body: { min_count: v } }) },
   { route: 'PATCH /v1/billing/overage', field: 'budget_cap_cents', request: (v) => ({ method: 'PATCH', url: '/v1/billing/overage', body: { enabled: true, budget_cap_cents: v } }) },

@@ -71,7 +71,8 @@ describe('service evaluate', () => {
       const overall = [1, 9, 5][n++ % 3];
       return reply.json({ task_alignment: 5, code_quality: 5, workspace_usage: 5, robustness: 5, overall, feedback: 'x.', hardcoded: false });
     });
-    expect((await cli([...args, '--fail-on-high-variance'])).code).toBe(100);
+    // The same case judged afresh (not replayed from the judge cache) by evaluators that now disagree.
+    expect((await cli([...args, '--fail-on-high-variance', '--no-cache'])).code).toBe(100);
   });
 
   it('reads --code from a file and --output from stdin', async () => {
@@ -131,7 +132,11 @@ describe('service evaluate --batch', () => {
     const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--concurrency', '2', '--min-score', '5', '--junit', junit, '--json']);
     expect(res.code).toBe(100);
     const out = JSON.parse(res.stdout);
-    expect(out.summary).toEqual({ cases: 4, passed: 3, gate_failed: 1, errors: 0, exit_code: 100 });
+    expect(out.summary).toEqual({
+      cases: 4, passed: 3, gate_failed: 1, errors: 0, exit_code: 100,
+      repeats: 1, reducer: 'all', pass_hat_k: 0.75, flaky: 0, tokens: expect.any(Object), cost_usd: expect.any(Number),
+      cache_hits: 0, cache_misses: 4, not_evaluated: [],
+    });
     expect(out.cases.map((c: { name: string }) => c.name)).toEqual(['case-a', 'line 2: b', 'case-c', 'case-d']);
     expect(out.cases[2].gate_failures).toEqual(['median score 2 is below --min-score 5']);
     expect(ctx.fake.chatRequests()).toHaveLength(4);
@@ -160,7 +165,8 @@ describe('service evaluate --batch', () => {
     const batch = join(ctx.dir.path, 'errors.jsonl');
     await writeFile(batch, [JSON.stringify({ name: 'ok', code: 'x = 1' }), JSON.stringify({ name: 'broken', code: 'BROKEN = 1' })].join('\n'));
     const junit = join(ctx.dir.path, 'errors.xml');
-    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--junit', junit, '--json']);
+    // --no-cache: `x = 1` was judged (and cached) by an earlier test with another score.
+    const res = await cli(['evaluate', '--batch', batch, '--num-evals', '1', '--min-score', '5', '--junit', junit, '--json', '--no-cache']);
     expect(res.code).toBe(1);
     expect(JSON.parse(res.stdout).summary).toMatchObject({ passed: 0, gate_failed: 1, errors: 1, exit_code: 1 });
     // --json: the failed case is a JSON error on stderr, named by its case.

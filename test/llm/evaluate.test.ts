@@ -163,7 +163,8 @@ describe('POST /v1/evaluate behaviour', () => {
 
     fake.reset();
     evaluatorScript(fake, [8, 8, 8], { hardcoded: [true, false, false] });
-    expect((await t.call('POST', '/v1/evaluate', body())).json().adversarial_detected).toBe(false);
+    // The same case again: judged afresh, not replayed from the judge cache.
+    expect((await t.call('POST', '/v1/evaluate', body({ no_cache: true }))).json().adversarial_detected).toBe(false);
 
     fake.reset();
     evaluatorScript(fake, [9]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatNumber, outputNumberReplacer, roundForOutput } from '../../src/core/output-numbers.js';
+import { formatNumber, formatUsd, outputNumberReplacer, roundForOutput } from '../../src/core/output-numbers.js';
 
 describe('numbers as the command line prints them', () => {
   it('removes float noise and rounds to 4 decimal places', () => {
@@ -15,5 +15,11 @@ describe('numbers as the command line prints them', () => {
   it('rounds every number in a JSON document and nothing else', () => {
     const doc = { score: 0.9550000000000001, id: 'x0.1234567', list: [1, 0.30000000000000004], nested: { n: null, ok: true } };
     expect(JSON.stringify(doc, outputNumberReplacer)).toBe('{"score":0.955,"id":"x0.1234567","list":[1,0.3],"nested":{"n":null,"ok":true}}');
+  });
+  it('keeps dollar amounts (keys ending in _usd) to a millionth of a dollar', () => {
+    const doc = { cost_usd: 0.000258, summary: { cost_usd: 0.0123456789, max_cost_usd: 0.30000000000000004 }, score: 0.000258 };
+    expect(JSON.stringify(doc, outputNumberReplacer)).toBe('{"cost_usd":0.000258,"summary":{"cost_usd":0.012346,"max_cost_usd":0.3},"score":0.0003}');
+    expect(formatUsd(0.0001234567)).toBe('0.000123');
+    expect(formatNumber(0.000258)).toBe('0.0003');
   });
 });

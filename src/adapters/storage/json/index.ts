@@ -126,6 +126,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     analytics,
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
+    judgeCache: wrap('judgeCache', settings.judgeCache),
     billing: wrap('billing', createJsonBillingRepository(dataPath, patterns)),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
     audit: wrap('audit', {

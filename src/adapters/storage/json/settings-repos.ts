@@ -5,7 +5,8 @@ import { isValidRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '..
 import type { RollupResponse } from '../../../contracts/analytics.js';
 import { ROLLUP_WINDOWS, type RollupWindow } from '../../../core/roi.js';
 import type { Scope } from '../../../core/types.js';
-import type { ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
+import type { JudgeCacheRepository, ProjectSettingsRepository, RollupRepository } from '../../../ports/storage.js';
+import { JUDGE_CACHE_MAX_ENTRIES, type CachedJudgement } from '../../../core/judge-cache-key.js';
 import { atomicWriteFile, ensureDirDurable } from './durable/fs-durable.js';
 import { isScopeIdName, scopeDir, TENANTS_DIR } from './ids.js';
 
@@ -15,6 +16,7 @@ import { isScopeIdName, scopeDir, TENANTS_DIR } from './ids.js';
  *   tenants/<t>/projects/<p>/rollups.json   latest rollup per window
  *   tenants/<t>/projects/<p>/project.json   project settings (retention_days)
  *   tenants/<t>/tenant.json                 tenant settings (retention_days)
+ *   tenants/<t>/projects/<p>/judge-cache.json  cached judge verdicts, oldest first (bounded)
  * Living inside the scope's folder, they go wherever the scope's data goes (deletion, backup).
  * The data-path lock makes this process the only writer, so documents are cached after the
  * first read and writes to one file are chained in call order.
@@ -22,6 +24,7 @@ import { isScopeIdName, scopeDir, TENANTS_DIR } from './ids.js';
 export const ROLLUPS_FILE = 'rollups.json';
 export const PROJECT_FILE = 'project.json';
 export const TENANT_FILE = 'tenant.json';
+export const JUDGE_CACHE_FILE = 'judge-cache.json';
 
 interface RollupsDoc {
   version: 1;
@@ -32,6 +35,12 @@ interface SettingsDoc {
   version: 1;
   retention_days: number | null;
   updated_at: string | null;
+}
+
+interface JudgeCacheDoc {
+  version: 1;
+  /** Oldest first: the front is what goes when the project holds too many. */
+  entries: ({ key: string } & CachedJudgement)[];
 }
 
 const EMPTY_SETTINGS: SettingsDoc = { version: 1, retention_days: null, updated_at: null };
@@ -106,6 +115,13 @@ function normaliseSettings(raw: unknown): SettingsDoc {
   };
 }
 
+function normaliseJudgeCache(raw: unknown): JudgeCacheDoc {
+  const entries = (raw as Partial<JudgeCacheDoc> | null)?.entries;
+  if (!Array.isArray(entries)) return { version: 1, entries: [] };
+  // An entry of another shape (a hand edit, a newer version) is dropped, never served.
+  return { version: 1, entries: entries.filter((e) => e && typeof e.key === 'string' && Array.isArray(e.scores) && e.scores.length > 0 && typeof e.tokens === 'object') };
+}
+
 function assertDays(days: number | null): void {
   if (days !== null && !isValidRetentionDays(days)) {
     throw new ValidationError('invalid retention_days', [
@@ -117,6 +133,7 @@ function assertDays(days: number | null): void {
 export interface JsonSettingsStore {
   rollups: RollupRepository;
   projects: ProjectSettingsRepository;
+  judgeCache: JudgeCacheRepository;
   /** Waits for in-flight writes, then forgets cached documents under `dir` (deleted). */
   forget(dir: string): Promise<void>;
   /** Waits for in-flight writes. */
@@ -134,6 +151,8 @@ export function createJsonSettingsStore(dataPath: string): JsonSettingsStore {
     return path.join(dataPath, TENANTS_DIR, tenantId, TENANT_FILE);
   };
   const emptyRollups = (): RollupsDoc => ({ version: 1, rollups: {} });
+  const judgeCacheFile = (scope: Scope) => path.join(scopeDir(dataPath, scope), JUDGE_CACHE_FILE);
+  const emptyJudgeCache = (): JudgeCacheDoc => ({ version: 1, entries: [] });
 
   const rollups: RollupRepository = {
     async put(scope, rollup) {
@@ -167,5 +186,23 @@ export function createJsonSettingsStore(dataPath: string): JsonSettingsStore {
     },
   };
 
-  return { rollups, projects, forget: (dir) => files.forget(dir), close: () => files.settle() };
+  const judgeCache: JudgeCacheRepository = {
+    async get(scope, key) {
+      const doc = await files.read(judgeCacheFile(scope), emptyJudgeCache(), normaliseJudgeCache);
+      const found = doc.entries.find((e) => e.key === key);
+      if (!found) return null;
+      const { key: _key, ...judgement } = found;
+      return structuredClone(judgement);
+    },
+    async put(scope, key, judgement) {
+      const entry = { key, ...structuredClone(judgement) };
+      await files.update(judgeCacheFile(scope), emptyJudgeCache(), normaliseJudgeCache, (doc): JudgeCacheDoc => {
+        const entries = doc.entries.filter((e) => e.key !== key);
+        entries.push(entry);
+        return { version: 1, entries: entries.slice(-JUDGE_CACHE_MAX_ENTRIES) };
+      });
+    },
+  };
+
+  return { rollups, projects, judgeCache, forget: (dir) => files.forget(dir), close: () => files.settle() };
 }

@@ -8,6 +8,7 @@ import { Db } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
+import { createJudgeCacheRepository } from './judge-cache.js';
 import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
@@ -68,6 +69,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     analytics: createAnalyticsRepository(db, logger),
     rollups: createRollupRepository(db),
     projects: createProjectSettingsRepository(db),
+    judgeCache: createJudgeCacheRepository(db),
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
     governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
