@@ -2,7 +2,7 @@ import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../con
 import type { JobAccepted } from '../contracts/jobs.js';
 import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
-  MetricsResponse, PatternHistoryResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
+  MetricsResponse, OutcomeRequest, OutcomeResponse, PatternHistoryResponse, PatternOutcomesResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
   SkillsSearchRequest, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import type { PatternExportQuery, PatternListQuery, PatternListResponse } from '../contracts/patterns.js';
@@ -197,6 +197,19 @@ export class ApiClient {
   /** (+) A pattern's skill tags and its last eval observations, newest first. */
   patternHistory(key: string): Promise<PatternHistoryResponse> {
     return this.call(routes.patternHistory, { params: { key } });
+  }
+
+  /**
+   * (+) Reports how reusing one match of a recall went (POST /v1/outcomes): `recall_id` from the
+   * recall's answer, `pattern_key` one of its matches. The same pair again replaces the report.
+   */
+  reportOutcome(body: OutcomeRequest): Promise<OutcomeResponse> {
+    return this.call(routes.reportOutcome, { body }, { shape: ['recall_id', 'pattern_key', 'passed'] });
+  }
+
+  /** (+) A pattern's reported outcomes, newest first, with the queries it was recalled for. */
+  patternOutcomes(key: string, query: { limit?: number } = {}): Promise<PatternOutcomesResponse> {
+    return this.call(routes.patternOutcomes, { params: { key }, query });
   }
 
   /** (+) One page of stored patterns, newest first; pass the answer's `next_cursor` as `cursor` for the next. */
