@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
 import { ErrorBody } from './errors.js';
-import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
+import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, OUTCOME_SOURCES, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
-import { OUTCOME_SOURCES } from '../core/outcome-types.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(MAX_TASK_CHARS),

@@ -40,10 +40,10 @@ export function renderRecall(res: RecallResponse): string {
     if (m.explain) lines.push(`   explain: ${explainLine(m.explain)}`);
     lines.push(codeBlock(m.pattern.code));
   });
-  if (res.tier_policy) lines.push(`tier policy: ${tierPolicyLine(res.tier_policy)}`);
-  if (res.has_more && res.next_offset !== null) lines.push(`more matches: offset ${res.next_offset}`);
   // Older servers answer no id.
   if (res.recall_id) lines.push(`recall_id: ${res.recall_id} (after reusing a match, report how it went with report_outcome)`);
+  if (res.tier_policy) lines.push(`tier policy: ${tierPolicyLine(res.tier_policy)}`);
+  if (res.has_more && res.next_offset !== null) lines.push(`more matches: offset ${res.next_offset}`);
   return lines.join('\n');
 }
 
