@@ -40,7 +40,7 @@ describe('service outcome', () => {
 
     const passed = await runCli(['outcome', recallId, key, '--passed', '--url', server.url]);
     expect(passed.code, passed.stderr).toBe(0);
-    expect(passed.stdout).toContain(`replaced the outcome: ${key} passed for recall ${recallId}`);
+    expect(JSON.parse(passed.stdout)).toMatchObject({ recall_id: recallId, pattern_key: key, passed: true, score: null, detail: null, replaced: true });
 
     const listed = await fetch(`${server.url}/v1/patterns/${encodeURIComponent(key)}/outcomes`);
     expect(((await listed.json()) as { outcomes: { passed: boolean }[] }).outcomes).toMatchObject([{ passed: true }]);
