@@ -15,6 +15,7 @@ import { quotaContract } from './storage.contract.quota.js';
 import { hybridContract } from './storage.contract.hybrid.js';
 import { tiesContract } from './storage.contract.ties.js';
 import { judgeCacheContract } from './storage.contract.judge-cache.js';
+import { outcomesContract } from './storage.contract.outcomes.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -43,5 +44,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     hybridContract(() => storage);
     tiesContract(() => storage);
     judgeCacheContract(() => storage);
+    outcomesContract(() => storage);
   });
 }
