@@ -293,12 +293,19 @@ export interface Storage {
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**
-   * A POST recall's page and writes in one step: returns the records of `page_ids` as they were
-   * before this recall (missing ids skipped, like getMany), and makes the writes of
-   * patterns.recordReuse, metrics.recordRecall and analytics.append (PostgreSQL: one statement,
-   * one snapshot, one commit).
+   * A POST recall's page and writes: returns the records of `page_ids` as they were before this
+   * recall (missing ids skipped, like getMany), and makes the writes of patterns.recordReuse,
+   * metrics.recordRecall and analytics.append (JSON: journal lines sharing the scope's fsyncs;
+   * PostgreSQL: queued and written in batches, docs/behavior.md "Recall bookkeeping"). Reads
+   * of this process through the storage see the writes.
    */
   recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
+  /**
+   * (+) Waits until the recall bookkeeping this process has handed over so far (recordRecall,
+   * analytics.append) is written, or given up after its retries (docs/behavior.md "Recall
+   * bookkeeping"). JSON writes before it answers: nothing to wait for.
+   */
+  settleRecallWrites(): Promise<void>;
   /**
    * (+) A learn's writes in one step, all or nothing (PostgreSQL: one transaction; JSON: one
    * journal line), so a failure or crash never leaves a pattern without its eval observation,

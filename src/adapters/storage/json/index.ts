@@ -156,6 +156,9 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
 
     recordLearn: (scope, r) => learn.record(scope, r),
 
+    // recordRecall returns once its journal lines are written: nothing is ever left to settle.
+    settleRecallWrites: async () => undefined,
+
     async ping() {
       guard();
       if (!(await lock.held())) throw new Error(`lost the lock on data path ${dataPath}`);
