@@ -11,8 +11,9 @@ import { createPostgresJobRepository } from './jobs.js';
 import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
+import { createOutcomeRepository } from './outcomes.js';
 import { RecallBookkeeping } from './recall-queue.js';
-import { createRecallRecorder } from './recall-record.js';
+import { createLookupRecorder, createRecallRecorder } from './recall-record.js';
 import { withReadsAfterBookkeeping } from './settled-reads.js';
 import { checkOnPool, createServicePool, type PostgresPool } from './pool.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
@@ -67,6 +68,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     metrics: createMetricsRepository(db),
     analytics: createAnalyticsRepository(db, logger),
     governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
+    outcomes: createOutcomeRepository(db),
   });
   return {
     kind: 'postgres',
@@ -83,7 +85,9 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     governance: settled.governance,
     jobs,
     billing: createBillingRepository(db),
+    outcomes: settled.outcomes,
     recordRecall: createRecallRecorder(patterns.getMany, bookkeeping),
+    recordLookup: createLookupRecorder(bookkeeping),
     recordLearn: createLearnRecorder(db, plannerStats, logger),
     settleRecallWrites: () => bookkeeping.settle(),
     async ping() {

@@ -1,3 +1,4 @@
+import type { RecallTrace } from '../../../core/outcome-types.js';
 import type { RoiEvent, Scope } from '../../../core/types.js';
 import type { Logger } from '../../../ports/observability.js';
 import { AttemptError, type Db } from './db.js';
@@ -10,6 +11,8 @@ export interface BookkeepingEntry {
   /** A counting (POST) recall's reuse bumps and counter; null for a lookup, whose event is all it writes. */
   counted: { reused_ids: string[]; bonus: number; at: string; reused: boolean } | null;
   event: RoiEvent;
+  /** The recall's trace (docs/behavior.md "Outcomes"), when it has one. */
+  trace: RecallTrace | null;
 }
 
 export interface BookkeepingSettings {
@@ -25,8 +28,9 @@ const RETRY_DELAYS_MS = [100, 500, 2_000, 5_000];
 /**
  * One batch in one statement, all or nothing: the reuse bumps summed per pattern (k bumps of
  * `bonus` each are one bump of k × bonus: the cap at 10 gives the same result either way), the
- * recall counters summed per scope, and every ROI event in one multi-row insert, in the order
- * the recalls were answered. Rows are locked in key order (patterns, then counters), so two
+ * recall counters summed per scope, every ROI event in one multi-row insert, in the order
+ * the recalls were answered, and every recall trace in another (a trace's pattern keys travel
+ * as a JSON array: unnest cannot take an array per row). Rows are locked in key order (patterns, then counters), so two
  * processes' batches may wait for each other but never deadlock. Commits asynchronously, as
  * the one-recall statement did (docs/operations.md): a database crash may lose the last
  * fraction of a second of bookkeeping, never a pattern.
@@ -55,6 +59,14 @@ const BATCH_SQL = `WITH bumps AS (
   FROM unnest($11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[]) WITH ORDINALITY AS e(tenant_id, project_id, at, kind, data, n)
   ORDER BY n
   RETURNING id, tenant_id, project_id
+), traces AS (
+  INSERT INTO recall_traces (tenant_id, project_id, recall_id, at, query, query_normalized, query_vector, vector_scale, pattern_keys)
+  SELECT tenant_id, project_id, recall_id, at, query, query_normalized, query_vector, vector_scale,
+    ARRAY(SELECT jsonb_array_elements_text(keys::jsonb))
+  FROM unnest($16::text[], $17::text[], $18::text[], $19::timestamptz[], $20::text[], $21::text[], $22::bytea[], $23::real[], $24::text[])
+    AS t(tenant_id, project_id, recall_id, at, query, query_normalized, query_vector, vector_scale, keys)
+  ON CONFLICT (tenant_id, project_id, recall_id) DO NOTHING
+  RETURNING 1
 )
 SELECT (SELECT count(*) FROM reuse)::int AS reused_rows, (SELECT count(*) FROM counters)::int AS counter_rows,
   events.id, events.tenant_id, events.project_id
@@ -229,7 +241,7 @@ export class RecallBookkeeping {
   }
 }
 
-/** The batch as column arrays: bumps summed per pattern, counters per scope, events in order. */
+/** The batch as column arrays: bumps summed per pattern, counters per scope, events and traces in order. */
 function batchParams(batch: BookkeepingEntry[]): unknown[] {
   const bumps = new Map<string, { scope: Scope; id: string; n: number; bonus: number; at: string }>();
   const counters = new Map<string, { scope: Scope; recalls: number; reusing: number }>();
@@ -253,9 +265,17 @@ function batchParams(batch: BookkeepingEntry[]): unknown[] {
   const b = [...bumps.values()];
   const c = [...counters.values()];
   const events = batch.map((e) => [e.scope, roiEventValues(e.event)] as const);
+  const traces = batch.flatMap(({ scope, trace }) => (trace ? [{ scope, t: trace }] : []));
+  const vectorBytes = (t: RecallTrace) => {
+    const v = t.query_vector;
+    return v ? Buffer.from(v.values.buffer, v.values.byteOffset, v.values.byteLength) : null;
+  };
   return [
     b.map((x) => x.scope.tenant_id), b.map((x) => x.scope.project_id), b.map((x) => x.id), b.map((x) => x.n), b.map((x) => x.bonus), b.map((x) => x.at),
     c.map((x) => x.scope.tenant_id), c.map((x) => x.scope.project_id), c.map((x) => x.recalls), c.map((x) => x.reusing),
     events.map(([s]) => s.tenant_id), events.map(([s]) => s.project_id), events.map(([, v]) => v[0]), events.map(([, v]) => v[1]), events.map(([, v]) => v[2]),
+    traces.map((x) => x.scope.tenant_id), traces.map((x) => x.scope.project_id), traces.map((x) => x.t.recall_id), traces.map((x) => x.t.at),
+    traces.map((x) => x.t.query), traces.map((x) => x.t.query_normalized), traces.map((x) => vectorBytes(x.t)),
+    traces.map((x) => x.t.query_vector?.scale ?? null), traces.map((x) => JSON.stringify(x.t.pattern_keys)),
   ];
 }
