@@ -38,7 +38,7 @@ export function storageSettings(env: Env): StorageSettings {
     },
     recallBookkeeping: {
       batchMax: num(env, 'SERVICE_DB_RECALL_BATCH', 256, { min: 1, max: 10_000, int: true }),
-      flushMs: num(env, 'SERVICE_DB_RECALL_FLUSH_MS', 5, { min: 0, max: 1_000, int: true }),
+      flushMs: num(env, 'SERVICE_DB_RECALL_FLUSH_MS', 5, { min: 0, max: 60_000, int: true }),
     },
   };
 }

@@ -216,6 +216,8 @@ export class Db implements Queryer {
         return out;
       } catch (err) {
         co.release(err);
+        // A client that already knew its connection was gone refuses without sending anything.
+        if (/not queryable/i.test((err as Error).message)) reached = false;
         throw co.lost && !isConnectionError(err) ? co.lost : err;
       }
     } catch (err) {

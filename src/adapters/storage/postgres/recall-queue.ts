@@ -94,11 +94,12 @@ export class RecallBookkeeping {
   private writing = 0;
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** Sequence numbers: records ever added, and records written or given up, in order. */
+  /** Sequence numbers: records ever added (queued or waiting for room), and records written or given up, in order. */
   private added = 0;
   private done = 0;
   private readonly waiters: { seq: number; resolve: () => void }[] = [];
-  private readonly roomWaiters: (() => void)[] = [];
+  /** Records that found the queue full, admitted in order as batches are written. */
+  private readonly waitingForRoom: { entry: BookkeepingEntry; admitted: () => void }[] = [];
   /** Unwritten records per scope: all of them, and the counting ones (reads of counts wait for those). */
   private readonly unwritten = new Map<string, { all: number; counted: number }>();
   private closing = false;
@@ -112,20 +113,21 @@ export class RecallBookkeeping {
 
   /**
    * Queues a record; resolves once there was room for it (at once unless the database is a
-   * whole batch behind). The returned `written` resolves when its batch is written or given up.
+   * whole batch behind; records waiting for room are admitted in arrival order). The returned
+   * `written` resolves when its batch is written or given up.
    */
-  async add(entry: BookkeepingEntry): Promise<{ written: Promise<void> }> {
-    while (this.queued.length + this.writing >= this.settings.batchMax) {
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    }
-    this.queued.push(entry);
+  add(entry: BookkeepingEntry): Promise<{ written: Promise<void> }> {
     const counts = this.unwritten.get(keyOf(entry.scope)) ?? { all: 0, counted: 0 };
     counts.all++;
     if (entry.counted) counts.counted++;
     this.unwritten.set(keyOf(entry.scope), counts);
-    const seq = ++this.added;
-    this.schedule();
-    return { written: this.reach(seq) };
+    const written = this.reach(++this.added);
+    if (this.waitingForRoom.length === 0 && this.queued.length + this.writing < this.settings.batchMax) {
+      this.queued.push(entry);
+      this.schedule();
+      return Promise.resolve({ written });
+    }
+    return new Promise((resolve) => this.waitingForRoom.push({ entry, admitted: () => resolve({ written }) }));
   }
 
   /** Whether `scope` has records not yet written: any (`all`), or counting recalls only. */
@@ -194,7 +196,11 @@ export class RecallBookkeeping {
         this.waiters.splice(i, 1);
       }
     }
-    for (const resolve of this.roomWaiters.splice(0)) resolve();
+    while (this.waitingForRoom.length > 0 && this.queued.length + this.writing < this.settings.batchMax) {
+      const next = this.waitingForRoom.shift()!;
+      this.queued.push(next.entry);
+      next.admitted();
+    }
     this.schedule();
   }
 
