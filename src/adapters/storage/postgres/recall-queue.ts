@@ -161,11 +161,12 @@ export class RecallBookkeeping {
       this.startFlush();
       return;
     }
-    // Unref'd: a clean shutdown flushes through close(), and a pending timer must not hold the process.
+    // Not unref'd: a process whose last work was a recall (a CLI command, a script) stays up
+    // the few milliseconds it takes to write it, even if it never closes the storage.
     this.timer ??= setTimeout(() => {
       this.timer = null;
       this.startFlush();
-    }, this.settings.flushMs).unref();
+    }, this.settings.flushMs);
   }
 
   private startFlush(): void {
