@@ -12,6 +12,12 @@ export interface StorageSettings {
    * startup and then fails (0: fail at once).
    */
   db: { poolMax: number; statementTimeoutMs: number; connectTimeoutMs: number; waitSeconds: number | null };
+  /**
+   * (+) PostgreSQL's recall bookkeeping queue (docs/behavior.md "Recall bookkeeping"):
+   * SERVICE_DB_RECALL_BATCH records per batch (also the most a crash can lose),
+   * SERVICE_DB_RECALL_FLUSH_MS the longest a record waits for its batch.
+   */
+  recallBookkeeping: { batchMax: number; flushMs: number };
 }
 
 export function storageSettings(env: Env): StorageSettings {
@@ -29,6 +35,10 @@ export function storageSettings(env: Env): StorageSettings {
       statementTimeoutMs: num(env, 'SERVICE_DB_STATEMENT_TIMEOUT_MS', 15000, { min: 0, int: true }),
       connectTimeoutMs: num(env, 'SERVICE_DB_CONNECT_TIMEOUT_MS', 5000, { min: 0, int: true }),
       waitSeconds: optionalNum(env, 'SERVICE_DB_WAIT_SECONDS', { min: 0, max: 86_400 }),
+    },
+    recallBookkeeping: {
+      batchMax: num(env, 'SERVICE_DB_RECALL_BATCH', 256, { min: 1, max: 10_000, int: true }),
+      flushMs: num(env, 'SERVICE_DB_RECALL_FLUSH_MS', 5, { min: 0, max: 60_000, int: true }),
     },
   };
 }

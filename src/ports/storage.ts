@@ -364,20 +364,24 @@ export interface Storage {
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**
-   * A POST recall's page and writes in one step: returns the records of `page_ids` as they were
-   * before this recall (missing ids skipped, like getMany), and makes the writes of
-   * patterns.recordReuse, metrics.recordRecall and analytics.append (PostgreSQL: one statement,
-   * one snapshot, one commit).
+   * A POST recall's page and writes: returns the records of `page_ids` as they were before this
+   * recall (missing ids skipped, like getMany), and makes the writes of patterns.recordReuse,
+   * metrics.recordRecall and analytics.append (JSON: journal lines sharing the scope's fsyncs;
+   * PostgreSQL: queued and written in batches, docs/behavior.md "Recall bookkeeping"). Reads
+   * of this process through the storage see the writes.
    */
   recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
   /**
    * (+) A read-only recall's writes in one step: its ROI event and its trace (JSON: one journal
-   * line; PostgreSQL: one statement). The service does not wait for it (services/lookup-events.ts).
+   * line; PostgreSQL: queued like recordRecall's, docs/behavior.md "Recall bookkeeping"). The
+   * service does not wait for it (services/lookup-events.ts).
    */
   recordLookup(scope: Scope, record: LookupRecord): Promise<void>;
   /**
-   * (+) Resolves once the recall bookkeeping this process has started so far is written, so an
-   * outcome that arrives right after its recall's answer finds the recall's trace.
+   * (+) Waits until the recall bookkeeping this process has handed over so far (recordRecall,
+   * recordLookup, analytics.append) is written, or given up after its retries (docs/behavior.md
+   * "Recall bookkeeping"), so an outcome that arrives right after its recall's answer finds the
+   * recall's trace. JSON writes before it answers: nothing to wait for.
    */
   settleRecallWrites(): Promise<void>;
   /**

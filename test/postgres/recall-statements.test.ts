@@ -85,53 +85,70 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
       : await t.call('GET', `/v1/recall?task=${encodeURIComponent(task)}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().matches.length).toBeGreaterThan(0);
-    // A lookup's ROI event is appended after the answer: wait for it, not for time.
+    // A recall's bookkeeping is written after the answer, in a batch: wait for it, not for time.
     await lookupsRecorded(t.app.deps);
+    await storage.settleRecallWrites();
     // No transaction of its own: BEGIN … COMMIT would be two more round trips.
     expect(sent.filter((s) => /^\s*(BEGIN|COMMIT)/i.test(s))).toEqual([]);
     return [...sent];
   }
 
-  it('sends two statements for a POST recall (search, then page + reuse + counter + ROI event in one)', async () => {
+  /** The recall bookkeeping batch (recall-queue.ts): reuse bumps, counters, ROI events and traces in one statement. */
+  function expectBookkeepingBatch(statement: string | undefined): void {
+    expect(statement).toMatch(/^WITH bumps AS .*\breuse AS \(\s*UPDATE patterns .*\bcounters AS \(\s*INSERT INTO metrics_counters .*\bevents AS \(\s*INSERT INTO roi_events .*\btraces AS \(\s*INSERT INTO recall_traces /s);
+  }
+
+  it('sends three statements for a POST recall (search, page, then its bookkeeping in a batch statement)', async () => {
     const statements = await statementsOf('POST', 'parse a CSV file quickly');
     // The ROI trim runs on one append in 64 (by event id), never as a rule.
     const withoutTrim = statements.filter((s) => !s.startsWith('DELETE FROM roi_events'));
-    expect(withoutTrim).toHaveLength(2);
+    expect(withoutTrim).toHaveLength(3);
     expectHybridSearch(withoutTrim[0]);
-    expect(withoutTrim[1]).toContain('INSERT INTO roi_events');
-    // The recall's trace (docs/behavior.md "Outcomes") goes in the same statement.
-    expect(withoutTrim[1]).toContain('INSERT INTO recall_traces');
+    expect(withoutTrim[1]).toMatch(/^SELECT .* FROM patterns WHERE .*ANY\(\(SELECT \$3::text\[\]\)::text\[\]\)/s);
+    expectBookkeepingBatch(withoutTrim[2]);
   });
 
-  it('sends three statements for a GET recall (search, page, its ROI event and trace as a lookup) and writes no reuse', async () => {
+  it('sends three statements for a GET recall (search, page, its ROI event in a batch statement) and writes no reuse', async () => {
     const statements = (await statementsOf('GET', 'send an email now')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
     expect(statements).toHaveLength(3);
     expectHybridSearch(statements[0]);
     expect(statements[1]).toMatch(/^SELECT .* FROM patterns WHERE .*ANY\(\(SELECT \$3::text\[\]\)::text\[\]\)/s);
-    // The lookup's ROI event and its trace (docs/behavior.md "Outcomes"): one statement.
-    expect(statements[2]).toMatch(/^WITH event AS \(\n\s*INSERT INTO roi_events .*INSERT INTO recall_traces /s);
+    expectBookkeepingBatch(statements[2]);
+  });
+
+  it('writes the bookkeeping of concurrent recalls in fewer batch statements than recalls', async () => {
+    await storage.settleRecallWrites();
+    sent.length = 0;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.call('POST', '/v1/recall', { task: `parse a CSV file ${i}` })));
+    for (const res of answers) expect(res.statusCode).toBe(200);
+    await storage.settleRecallWrites();
+    const batches = sent.filter((s) => s.startsWith('WITH bumps AS')).length;
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThan(20);
   });
 
   it('trims ROI events on about one recall in 64, not on every recall', async () => {
+    await storage.settleRecallWrites();
     sent.length = 0;
     for (let i = 0; i < 70; i++) expect((await t.call('POST', '/v1/recall', { task: `resize image ${i}` })).statusCode).toBe(200);
+    await storage.settleRecallWrites();
     const trims = sent.filter((s) => s.startsWith('DELETE FROM roi_events')).length;
     expect(trims).toBeGreaterThanOrEqual(1);
     expect(trims).toBeLessThanOrEqual(2);
   });
 
-  it('runs the search, the recall record and the page read as named prepared statements', async () => {
+  it('runs the search, the page read and the bookkeeping batch as named prepared statements', async () => {
     const post = (await statementsOf('POST', 'parse a TSV file')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
     const get = (await statementsOf('GET', 'parse a TSV file')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
-    // The very statements these recalls sent: search, record (POST), search, page read, ROI event (GET).
+    // The very statements these recalls sent: search, page read, batch (POST), search, page read, batch (GET).
     const hot = [...post, ...get];
-    expect(hot).toHaveLength(5);
+    expect(hot).toHaveLength(6);
     expectHybridSearch(hot[0]);
-    expect(hot[1]).toContain('INSERT INTO roi_events');
-    // Its id arrays are opaque to the planner (a sub-select), so a generic plan serves it.
-    expect(hot[1].match(/= ANY\(\(SELECT \$\d+::text\[\]\)::text\[\]\)/g)).toHaveLength(2);
-    expect(hot[3]).toContain('id = ANY((SELECT $3::text[])::text[])');
-    expect(hot[4]).toMatch(/^WITH event AS \(\n\s*INSERT INTO roi_events .*INSERT INTO recall_traces /s);
+    // The page read's id array is opaque to the planner (a sub-select), so a generic plan serves it.
+    expect(hot[1]).toContain('id = ANY((SELECT $3::text[])::text[])');
+    expectBookkeepingBatch(hot[2]);
+    expect(hot[4]).toContain('id = ANY((SELECT $3::text[])::text[])');
+    expectBookkeepingBatch(hot[5]);
     // Every connection of the pool at once (none can be handed out twice), each asked for its own.
     const clients = await Promise.all(Array.from({ length: POOL_MAX }, () => pool.connect()));
     const prepared: { name: string; statement: string }[] = [];

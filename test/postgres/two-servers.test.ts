@@ -70,9 +70,11 @@ describe.skipIf(!hasPg || !built)('two servers, one PostgreSQL database', () => 
     expect(recalled.body.matches[0]).toMatchObject({ reuse_tier: 'duplicate', pattern_key: learned.body.pattern_key });
     expect(recalled.body.matches[0].pattern).toMatchObject({ task: TASK, reuse_count: 0 });
 
-    // The reuse recorded by server two is what server one reads back.
-    const seen = await call(one, 'GET', `/v1/recall?task=${encodeURIComponent(TASK)}`);
-    expect(seen.body.matches[0].pattern.reuse_count).toBe(1);
+    // The reuse recorded by server two is what server one reads back, once server two's
+    // bookkeeping batch is written (docs/behavior.md "Recall bookkeeping": milliseconds).
+    await expect
+      .poll(async () => (await call(one, 'GET', `/v1/recall?task=${encodeURIComponent(TASK)}`)).body.matches[0].pattern.reuse_count, { timeout: 20_000 })
+      .toBe(1);
   });
 
   it('both report the same pattern count and storage kind', async () => {

@@ -154,6 +154,17 @@ class Checkout {
   }
 }
 
+/** A failed Db.attempt: `cause` is the mapped error; `repeatable` says whether trying again is safe. */
+export class AttemptError extends Error {
+  constructor(
+    cause: unknown,
+    readonly repeatable: boolean,
+  ) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+    this.name = 'AttemptError';
+  }
+}
+
 export interface TxOptions {
   /** `fn` only reads: a connection lost under it is retried once on a fresh connection. */
   readOnly?: boolean;
@@ -180,6 +191,38 @@ export class Db implements Queryer {
         name !== undefined ? client.query<R>({ name, text: sql, values: params }) : client.query<R>(sql, params));
     } catch (err) {
       throw mapDbError(err, operation);
+    } finally {
+      this.instruments.storageOp('postgres', operation, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * Runs one statement once, no retry; a failure is an AttemptError saying whether running it
+   * again is safe: the statement never reached the server (the checkout failed), or the server
+   * refused it with an error of its own (rolled back). A connection lost under it leaves its
+   * outcome unknown, and a caller that retries by itself (the recall bookkeeping queue) must not
+   * repeat it.
+   */
+  async attempt<R extends QueryResultRow = QueryResultRow>(sql: string, params: unknown[], operation: string, prepare = false): Promise<QueryResult<R>> {
+    const started = performance.now();
+    let reached = false;
+    try {
+      const co = await Checkout.open(this.pool);
+      reached = true;
+      try {
+        const name = prepare ? preparedName(sql) : undefined;
+        const out = await (name !== undefined ? co.client.query<R>({ name, text: sql, values: params }) : co.client.query<R>(sql, params));
+        co.release();
+        return out;
+      } catch (err) {
+        co.release(err);
+        // A client that already knew its connection was gone refuses without sending anything.
+        if (/not queryable/i.test((err as Error).message)) reached = false;
+        throw co.lost && !isConnectionError(err) ? co.lost : err;
+      }
+    } catch (err) {
+      const refusedByServer = typeof (err as { code?: unknown }).code === 'string' && !isConnectionError(err) && !(err instanceof DomainError);
+      throw new AttemptError(mapDbError(err, operation), !reached || refusedByServer);
     } finally {
       this.instruments.storageOp('postgres', operation, (performance.now() - started) / 1000);
     }

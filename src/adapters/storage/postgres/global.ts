@@ -15,13 +15,18 @@ export function roiEventValues(event: RoiEvent): [string, RoiEvent['kind'], stri
   return [at, kind, JSON.stringify(data)];
 }
 
+/** Whether appending the event of this id trims its scope (about one append in TRIM_EVERY). */
+export function trimDue(id: string): boolean {
+  return BigInt(id) % BigInt(TRIM_EVERY) === 0n;
+}
+
 /**
  * Called with the id of every appended ROI event. The event is stored either way; a failed
  * trim (e.g. a concurrent one) only delays the cleanup, which the next trim of this scope
  * does, and reads never see past the window anyway.
  */
 export async function trimAfterAppend(db: Db, logger: Logger, scope: Scope, id: string): Promise<void> {
-  if (BigInt(id) % BigInt(TRIM_EVERY) !== 0n) return;
+  if (!trimDue(id)) return;
   await db
     .query(
       `DELETE FROM roi_events WHERE tenant_id = $1 AND project_id = $2 AND id <= (

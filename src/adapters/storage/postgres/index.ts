@@ -13,7 +13,9 @@ import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
 import { createOutcomeRepository } from './outcomes.js';
+import { RecallBookkeeping } from './recall-queue.js';
 import { createLookupRecorder, createRecallRecorder } from './recall-record.js';
+import { withReadsAfterBookkeeping } from './settled-reads.js';
 import { checkOnPool, createServicePool, type PostgresPool } from './pool.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
@@ -60,28 +62,36 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
   plannerStats.start();
   let closed = false;
   const lockSlots = new Semaphore(Math.max(1, config.storage.db.poolMax - 1));
+  const bookkeeping = new RecallBookkeeping(db, plannerStats, logger, config.storage.recallBookkeeping);
+  const patterns = createPatternRepository(db, plannerStats);
+  const settled = withReadsAfterBookkeeping(bookkeeping, {
+    patterns,
+    metrics: createMetricsRepository(db),
+    analytics: createAnalyticsRepository(db, logger),
+    governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
+    outcomes: createOutcomeRepository(db),
+  });
   return {
     kind: 'postgres',
-    patterns: createPatternRepository(db, plannerStats),
+    patterns: settled.patterns,
     evals: createEvalRepository(db),
     feedback: createFeedbackRepository(db),
     skills: createSkillRepository(db),
-    metrics: createMetricsRepository(db),
-    analytics: createAnalyticsRepository(db, logger),
+    metrics: settled.metrics,
+    analytics: settled.analytics,
     rollups: createRollupRepository(db),
     projects: createProjectSettingsRepository(db),
     judgeCache: createJudgeCacheRepository(db),
     audit: createAuditRepository(db),
     meta: createMetaRepository(db),
-    governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
+    governance: settled.governance,
     jobs,
     billing: createBillingRepository(db),
-    outcomes: createOutcomeRepository(db),
-    recordRecall: createRecallRecorder(db, plannerStats, logger),
-    recordLookup: createLookupRecorder(db, logger),
-    // Each recall's bookkeeping is one statement its caller awaits (lookups: services/lookup-events.ts).
-    settleRecallWrites: async () => undefined,
+    outcomes: settled.outcomes,
+    recordRecall: createRecallRecorder(patterns.getMany, bookkeeping),
+    recordLookup: createLookupRecorder(bookkeeping),
     recordLearn: createLearnRecorder(db, plannerStats, logger),
+    settleRecallWrites: () => bookkeeping.settle(),
     async ping() {
       await db.query('SELECT 1', [], 'ping');
     },
@@ -108,6 +118,8 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     async close() {
       if (closed) return;
       closed = true;
+      // The queued recall bookkeeping is written before the pool goes.
+      await bookkeeping.close();
       await Promise.all([jobs.close(), plannerStats.close()]);
       if (ownsPool) await pool.end();
     },
