@@ -62,17 +62,17 @@ export function register(program: Command): void {
   addClientOptions(cmd);
   addAsyncOptions(cmd);
 
-  // The client options are parsed by `evaluate` itself (options are not positional), so bless
-  // reads them from its parent.
+  // The client options (--url, --json, …) are parsed by `evaluate` itself (options are not
+  // positional), so bless runs with its parent's options and error view.
   cmd
     .command('bless')
     .description('make a passed run the baseline of its label (a failing run never becomes one)')
     .argument('<run>', 'the run id (printed by evaluate, listed by `service evaluations list`)')
-    .action(action(async (runId: string, _opts: unknown, command: Command) =>
-      withClient(command.parent!.opts<ClientOptionValues>(), command, async (client, out) => {
-        const run = await client.evaluations.bless(runId);
+    .action((runId: string, _opts: unknown, command: Command) => action(async (id: string, parent: Command) =>
+      withClient(parent.opts<ClientOptionValues>(), parent, async (client, out) => {
+        const run = await client.evaluations.bless(id);
         out.result(run, () => `run ${run.id} is now the baseline of ${run.label}`);
-      })));
+      }))(runId, command.parent!));
 
   cmd.action(action(async (opts: EvaluateOptions, command: Command) => {
     const io = ioOf(command);
