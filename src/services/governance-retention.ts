@@ -78,7 +78,7 @@ export async function applyRetention(
 
   // Evaluation runs follow the same policy from their creation; a label's baseline stays.
   const runsPurged = await purgeExpiredRuns(deps, scope, policy.retention_days, now, input.dry_run);
-  // Named only when runs went, so answers of stores without runs keep their shape.
+  // In the audit event (named only when runs went); the answer counts patterns as the spec says.
   const runsField = runsPurged > 0 ? { evaluation_runs_purged: runsPurged } : {};
 
   await writeAudit(deps, RetentionAuditKind.applied, scope, ctx, {
@@ -88,5 +88,5 @@ export async function applyRetention(
     retention_days: policy.retention_days,
     source: policy.source,
   });
-  return { purged_count: purged, ...runsField, dry_run: input.dry_run };
+  return { purged_count: purged, dry_run: input.dry_run };
 }
