@@ -5,6 +5,8 @@ import { parseReducer, DEFAULT_REDUCER, type RepeatReducer } from '../src/core/r
 import { SUCCESS_EVAL_SCORE } from '../src/core/roi.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { CostBudget, evaluateRepeated, runFigures, type RepeatedOutcome, type RunFigures } from './evaluate-repeats.js';
+import { prCommentMarkdown } from './evaluate-markdown.js';
+import { caseIds, consoleLink, createRunBody, exitCodeOfRun, finishAndRead, type FinishedRun, type RunFlags } from './evaluate-run.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, errorViewOf, ioOf, type Io } from './shared/context.js';
@@ -15,7 +17,7 @@ import { InvalidArgumentError } from 'commander';
 import { addClientOptions, integerIn, nonNegativeNumber, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type ErrorView, type Output } from './shared/output.js';
 
-interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
+interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues, RunFlags {
   task?: string;
   code?: string;
   output?: string;
@@ -25,6 +27,7 @@ interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   failOnAdversarial?: boolean;
   failOnHighVariance?: boolean;
   junit?: string;
+  markdown?: string;
   batch?: string;
   concurrency: number;
   repeat: number;
@@ -63,8 +66,28 @@ export function register(program: Command): void {
     .option('--reducer <rule>', 'how repeats make a verdict: all, majority or min-rate:R (0 < R <= 1)', reducerArg, DEFAULT_REDUCER)
     .option('--no-cache', "judge afresh: neither read nor write the server's judge cache")
     .option('--max-cost <usd>', 'stop before the run would spend more than this (USD); cases run one at a time', nonNegativeUsd);
+    .option('--label <label>', 'name the run (e.g. main, pr-42); a label\'s blessed run is its baseline')
+    .option('--baseline <run>', 'compare with this run (a run id, or a label: its blessed run); exit 101 when a case regressed')
+    .option('--bless-on-pass', 'make this run the baseline of its --label when it passed')
+    .option('--regression-delta <points>', 'a median drop of more than this is a regression (default 1)', numberIn(0, 10))
+    .option('--markdown <file>', 'write a pull-request comment body (pass rate against the baseline, regressions, flaky, cost)')
+    .option('--git-commit <sha>', 'the commit evaluated (default: from the CI environment, e.g. GITHUB_SHA)')
+    .option('--git-branch <name>', 'the branch evaluated (default: from the CI environment, e.g. GITHUB_REF_NAME)')
+    .option('--ci-provider <name>', 'the CI system (default: detected, e.g. github-actions)');
   addClientOptions(cmd);
   addAsyncOptions(cmd);
+
+  // The client options (--url, --json, …) are parsed by `evaluate` itself (options are not
+  // positional), so bless runs with its parent's options and error view.
+  cmd
+    .command('bless')
+    .description('make a passed run the baseline of its label (a failing run never becomes one)')
+    .argument('<run>', 'the run id (printed by evaluate, listed by `service evaluations list`)')
+    .action((runId: string, _opts: unknown, command: Command) => action(async (id: string, parent: Command) =>
+      withClient(parent.opts<ClientOptionValues>(), parent, async (client, out) => {
+        const run = await client.evaluations.bless(id);
+        out.result(run, () => `run ${run.id} is now the baseline of ${run.label}`);
+      }))(runId, command.parent!));
 
   cmd.action(action(async (opts: EvaluateOptions, command: Command) => {
     const io = ioOf(command);
@@ -78,13 +101,21 @@ export function register(program: Command): void {
     // Found out now, not after the LLM calls were paid for: the report's folder is created and
     // the file must be writable.
     if (opts.junit) await assertWritableFile(opts.junit, '--junit');
+    if (opts.markdown) await assertWritableFile(opts.markdown, '--markdown');
+    if (opts.async && !opts.wait && (opts.label ?? opts.baseline ?? opts.blessOnPass ?? opts.markdown) !== undefined) {
+      throw new UsageError('--async without --wait records a run of one case; --label, --baseline, --bless-on-pass and --markdown need --wait');
+    }
     return withClient(opts, command, async (client, out) => {
       if (opts.async && !opts.wait) return printAccepted(out, await client.jobs.submit('evaluate', cases[0].request));
+      // One run holds every case (docs/behavior.md "Evaluation runs").
+      const run = await client.evaluations.create(createRunBody(opts, io.env));
+      const ids = caseIds(cases.map((c) => ({ id: c.id, task: c.request.task })));
+      cases.forEach((c, i) => (c.request = { ...c.request, run_id: run.id, case_id: ids[i], name: c.name }));
       // --wait: each case runs as a background job (same result; survives a server restart).
       const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req) : client.llm.evaluate(req));
       // docs/behavior.md "Evaluation cost": under a budget each case may spend only what is left, so cases go one at a time.
       const budget = opts.maxCost === undefined ? null : new CostBudget(opts.maxCost);
-      const judge = (c: EvalCase) => evaluateRepeated(evaluateOne, c, opts, (r) => gateFailures(r, opts), budget);
+      const judge = (c: EvalCase) => evaluateRepeated(evaluateOne, c, opts, (r) => r.gate_failures ?? gateFailures(r, opts), budget);
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, budget ? 1 : opts.concurrency, judge)
         : [await out.withSpinner('evaluating…', () => judge(cases[0]))];
@@ -102,10 +133,16 @@ export function register(program: Command): void {
           source: 'evaluator',
         });
       }
-      if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
+      const finished = await finishAndRead(client, run.id, opts, ids.filter((_, i) => outcomes[i].error !== null));
+      const byId = new Map(finished.cases.map((c) => [c.case_id, c]));
+      outcomes.forEach((o, i) => (o.runCase = byId.get(ids[i]) ?? null));
+      if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date(), finished));
+      if (opts.markdown) await writeOutput(await resolveOutputTarget(opts.markdown), prCommentMarkdown(finished, consoleLink(opts.url, run.id)));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes, figures);
       const view = errorViewOf(command);
-      return opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, figures, view) : reportSingle(io, out, outcomes[0], figures, opts, view);
+      const code = opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, figures, view, finished) : reportSingle(io, out, outcomes[0], figures, opts, view);
+      if (opts.label !== undefined || opts.baseline !== undefined || opts.blessOnPass) reportRun(io, out, finished);
+      return code === ExitCode.OK ? exitCodeOfRun(finished.run) : code;
     });
   }));
 }
@@ -152,6 +189,8 @@ async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
     }
     if (row.id !== undefined && typeof row.id !== 'string' && typeof row.id !== 'number') throw new UsageError(`${where}: "id" must be a string or a number`);
     if (row.id !== undefined && row.name !== undefined) throw new UsageError(`${where}: give "id" or its alias "name", not both`);
+    const given = row.id ?? row.name;
+    if (given !== undefined && (String(given).trim() === '' || String(given).length > 190)) throw new UsageError(`${where}: "id" must be 1 to 190 characters`);
     const task = row.task as string | undefined;
     if (task !== undefined && task.trim() === '') throw new UsageError(`${where}: "task" must not be blank (leave it out to evaluate without a task)`);
     const id = row.id !== undefined ? String(row.id) : (row.name as string | undefined);
@@ -259,7 +298,7 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
   return lines.join('\n');
 }
 
-function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: RepeatedOutcome[], figures: RunFigures, view: ErrorView): number {
+function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: RepeatedOutcome[], figures: RunFigures, view: ErrorView, finished: FinishedRun): number {
   const judged = outcomes.filter((o) => o.notEvaluated === null);
   const passed = judged.filter((o) => !o.error && o.gateFailures.length === 0).length;
   const gated = judged.filter((o) => !o.error && o.gateFailures.length > 0).length;
@@ -267,13 +306,15 @@ function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: RepeatedO
   const firstError = errored[0];
   const stopped = figures.not_evaluated.length > 0;
   const exitCode = firstError ? exitCodeFor(firstError.cause) : stopped ? ExitCode.LIMITED : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
-  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode, ...figures };
+  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode === ExitCode.OK ? exitCodeOfRun(finished.run) : exitCode, ...figures };
   const json = {
     cases: outcomes.map((o, i) => ({
       ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error,
-      not_evaluated: o.notEvaluated, ...caseFigures(o),
+      not_evaluated: o.notEvaluated, ...caseFigures(o), case_id: o.runCase?.case_id ?? null,
     })),
     summary,
+    run: finished.run,
+    comparison: finished.comparison,
   };
   out.result(json, () => {
     const c = out.color;
@@ -318,4 +359,22 @@ function runLines(out: Output, figures: RunFigures, single: RepeatedOutcome | nu
   const cost = figures.cost_usd === null ? 'cost unknown (no price for the model)' : `cost $${formatUsd(figures.cost_usd)}`;
   lines.push(`${cost}, tokens ${figures.tokens.input} in / ${figures.tokens.output} out; judge cache ${figures.cache_hits} hits, ${figures.cache_misses} misses`);
   return lines;
+}
+
+/** The run's line on stderr: where to find it and how it compared (stdout stays the result). */
+function reportRun(io: Io, out: Output, finished: FinishedRun): void {
+  const { run, comparison } = finished;
+  const c = out.color;
+  const parts = [`run ${run.id}: ${run.status}`];
+  if (comparison) {
+    const k = comparison.counts;
+    parts.push(`vs baseline ${comparison.baseline.id}: ${k.regressed} regressed, ${k.improved} improved, ${k.unchanged} unchanged, ${k.new} new, ${k.missing} missing`);
+    const regressed = comparison.cases.filter((x) => x.change === 'regressed').map((x) => x.name);
+    if (regressed.length > 0) parts.push(`regressed: ${regressed.join(', ')}`);
+    const missing = comparison.cases.filter((x) => x.change === 'missing').map((x) => x.name);
+    if (missing.length > 0) parts.push(`missing: ${missing.join(', ')}`);
+  }
+  if (run.blessed) parts.push(`blessed as the baseline of ${run.label}`);
+  const line = parts.join('; ');
+  io.stderr.write(`${run.status === 'passed' ? c.green(line) : run.status === 'regressed' ? c.yellow(line) : c.red(line)}\n`);
 }

@@ -63,7 +63,7 @@ export function register(program: Command): void {
               `(${report.skipped} already present; vectors ${report.vectors})`,
             report.completed > 0 ? `  ${report.completed} patterns copied by an interrupted run were completed (evaluations, skills)` : '',
             report.nul_stripped > 0 ? `  ${report.nul_stripped} patterns held NUL characters (PostgreSQL cannot store them): copied without them` : '',
-            `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}, run counters of ${report.metrics} scope${report.metrics === 1 ? '' : 's'}`,
+            `  eval observations: ${report.evals}, tagged patterns: ${report.skills}, feedback clusters: ${report.feedback}, run counters of ${report.metrics} scope${report.metrics === 1 ? '' : 's'}, evaluation runs: ${report.evaluation_runs}`,
             report.embedding ? `  embedding model: ${report.embedding.model} (${report.embedding.dimension} dimensions)` : '',
             ...refusedLines(report.refused),
           ].filter(Boolean).join('\n'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TASK_CHARS } from '../core/vocabulary.js';
 import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
+import { RunId } from './evaluations.js';
 
 /** Wire schemas of the LLM endpoints (evaluate, compose, evolve) and the feedback store. */
 
@@ -24,6 +25,12 @@ export const EvaluateRequest = z.object({
    * with 429 budget_exceeded before any LLM call (docs/behavior.md "Evaluation cost").
    */
   max_cost_usd: z.number().min(0).max(1_000_000).optional(),
+  /** (+) Add the case to this running evaluation run (docs/behavior.md "Evaluation runs"); without it the evaluation is a run of one case. */
+  run_id: RunId.optional(),
+  /** (+) The case's identity across runs (compared with the baseline's case of the same id); default: derived from the task. */
+  case_id: nonBlank(200).optional(),
+  /** (+) How reports name the case (default: the case id). */
+  name: nonBlank(200).optional(),
 }).strict();
 export type EvaluateRequest = z.input<typeof EvaluateRequest>;
 export type EvaluateInput = z.output<typeof EvaluateRequest>;
@@ -85,6 +92,11 @@ export const EvaluateResponse = z.object({
   evaluators: z.array(EvaluatorUsage),
   /** (+) The judge configuration the verdict was made (or cached) under. */
   judge: JudgeConfig,
+  /** (+) Echoed with a request's run_id: the run, the case's id there, and whether it passed the run's gate. */
+  run_id: z.string().optional(),
+  case_id: z.string().optional(),
+  passed: z.boolean().optional(),
+  gate_failures: z.array(z.string()).optional(),
 });
 export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 

@@ -4,6 +4,7 @@ import type {
 } from '../core/types.js';
 import type { HybridCandidateSet, HybridQuery } from '../core/hybrid.js';
 import type { BillingRepository } from './billing.js';
+import type { EvaluationRunRepository } from './evaluation-runs.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
 import type { RollupWindow } from '../core/roi.js';
@@ -361,6 +362,8 @@ export interface Storage {
   readonly jobs: JobRepository;
   /** (+) Recall traces and reported outcomes (docs/behavior.md "Outcomes"). */
   readonly outcomes: OutcomeRepository;
+  /** (+) Evaluation runs and their cases (ports/evaluation-runs.ts). */
+  readonly evaluationRuns: EvaluationRunRepository;
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**

@@ -36,6 +36,8 @@ export interface CopyReport {
   evals: number;
   skills: number;
   feedback: number;
+  /** Evaluation runs copied (with their cases). */
+  evaluation_runs: number;
   vectors: 'copied' | 're-embedded';
   embedding: EmbeddingInfo | null;
   /**
@@ -95,7 +97,7 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
   let total = 0;
   for (const scope of scopes) total += await source.patterns.count(scope);
   const report: CopyReport = {
-    scopes: scopes.length, patterns: 0, skipped: 0, completed: 0, metrics: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0,
+    scopes: scopes.length, patterns: 0, skipped: 0, completed: 0, metrics: 0, nul_stripped: 0, evals: 0, skills: 0, feedback: 0, evaluation_runs: 0,
     vectors: readVectors ? 'copied' : 're-embedded', embedding, refused: [],
   };
   opts.onProgress?.(0, total);
@@ -210,7 +212,32 @@ export async function copyStorage(source: Storage, target: Storage, opts: CopyOp
     // The run counters (GET /v1/metrics); raising, not adding, so a rerun counts nothing twice.
     await target.metrics.raiseTo(scope, await source.metrics.get(scope));
     report.metrics += 1;
+    report.evaluation_runs += await copyRuns(source, target, scope);
   }
   if (embedding) await target.meta.setEmbeddingInfo(embedding);
   return report;
+}
+
+/**
+ * The scope's evaluation runs with their cases (docs/behavior.md "Evaluation runs"), oldest
+ * first. A run the target already has is left as it is, so a rerun copies nothing twice; a
+ * blessing stays behind when the target already has a baseline for that label.
+ */
+async function copyRuns(source: Storage, target: Storage, scope: Scope): Promise<number> {
+  const runs = [];
+  for (let before: string | undefined; ;) {
+    const page = await source.evaluationRuns.listRuns(scope, { limit: 500, before });
+    runs.push(...page);
+    if (page.length < 500) break;
+    before = page[page.length - 1].id;
+  }
+  let copied = 0;
+  for (const run of runs.reverse()) {
+    if (await target.evaluationRuns.getRun(scope, run.id)) continue;
+    const taken = run.blessed && run.label !== null && (await target.evaluationRuns.listRuns(scope, { label: run.label, blessed: true, limit: 1 })).length > 0;
+    await target.evaluationRuns.putRuns(scope, [{ ...run, blessed: run.blessed && !taken }]);
+    for (const c of await source.evaluationRuns.listCases(scope, run.id)) await target.evaluationRuns.putCase(scope, run.id, c);
+    copied += 1;
+  }
+  return copied;
 }

@@ -6,6 +6,7 @@ import type { Scope } from '../core/types.js';
 import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { outcomeCutoff } from './outcomes.js';
+import { purgeExpiredRuns } from './evaluation-runs.js';
 
 /**
  * Retention (docs/behavior.md "Governance"): a pattern's expires_at → project retention_days
@@ -79,10 +80,16 @@ export async function applyRetention(
     }
   }
 
+  // Evaluation runs follow the same policy from their creation; a label's baseline stays.
+  const runsPurged = await purgeExpiredRuns(deps, scope, policy.retention_days, now, input.dry_run);
+  // In the audit event (named only when runs went); the answer counts patterns as the spec says.
+  const runsField = runsPurged > 0 ? { evaluation_runs_purged: runsPurged } : {};
+
   await writeAudit(deps, RetentionAuditKind.applied, scope, ctx, {
     purged_count: purged,
     outcome_traces_purged: outcomes.traces,
     outcomes_purged: outcomes.outcomes,
+    ...runsField,
     dry_run: input.dry_run,
     retention_days: policy.retention_days,
     source: policy.source,

@@ -66,10 +66,18 @@ const TEXT_FIELDS: FieldCase[] = [
   { route: 'GET /v1/recall', field: 'task', request: (v) => ({ method: 'GET', url: `/v1/recall?task=${encodeAll(String(v))}` }) },
   { route: 'POST /v1/skills/register', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/register', body: { pattern_key: 'patterns/corpus0', skills: [v] } }) },
   { route: 'POST /v1/skills/search', field: 'skills', request: (v) => ({ method: 'POST', url: '/v1/skills/search', body: { skills: [v] } }) },
-  ...['task', 'code', 'output'].map((field): FieldCase => ({
+  ...['task', 'code', 'output', 'run_id', 'case_id', 'name'].map((field): FieldCase => ({
     route: 'POST /v1/evaluate', field,
     request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { task: 't', code: 'c', [field]: v } }),
   })),
+  { route: 'POST /v1/evaluations', field: 'label', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { label: v } }) },
+  { route: 'POST /v1/evaluations', field: 'ci_provider', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { ci_provider: v } }) },
+  { route: 'POST /v1/evaluations', field: 'git.branch', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { git: { branch: v, commit: v } } }) },
+  { route: 'GET /v1/evaluations/:id', field: 'id', request: (v) => ({ method: 'GET', url: `/v1/evaluations/${encodeAll(String(v))}` }) },
+  { route: 'POST /v1/evaluations/:id/bless', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/evaluations/${encodeAll(String(v))}/bless` }) },
+  { route: 'POST /v1/evaluations/:id/finish', field: 'baseline', request: (v) => ({ method: 'POST', url: '/v1/evaluations/000000000000000000/finish', body: { baseline: v } }) },
+  { route: 'POST /v1/evaluations/:id/finish', field: 'not_evaluated', request: (v) => ({ method: 'POST', url: '/v1/evaluations/000000000000000000/finish', body: { not_evaluated: [v] } }) },
+  { route: 'GET /v1/evaluations/:id/compare/:baseline', field: 'baseline', request: (v) => ({ method: 'GET', url: `/v1/evaluations/000000000000000000/compare/${encodeAll(String(v))}` }) },
   { route: 'POST /v1/compose', field: 'task', request: (v) => ({ method: 'POST', url: '/v1/compose', body: { task: v } }) },
   ...['role', 'current_prompt'].map((field): FieldCase => ({
     route: 'POST /v1/evolve', field,
@@ -120,6 +128,10 @@ const NUMBER_FIELDS: FieldCase[] = [
   ...['sample', 'max_cost_usd', 'no_cache'].map((field): FieldCase => ({
     route: 'POST /v1/evaluate', field, request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', [field]: v } }),
   })),
+  { route: 'POST /v1/evaluations', field: 'num_evals', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { num_evals: v } }) },
+  { route: 'POST /v1/evaluations', field: 'gate.min_score', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { gate: { min_score: v } } }) },
+  { route: 'POST /v1/evaluations/:id/finish', field: 'regression_delta', request: (v) => ({ method: 'POST', url: '/v1/evaluations/000000000000000000/finish', body: { regression_delta: v } }) },
+  { route: 'GET /v1/evaluations/:id/compare/:baseline', field: 'regression_delta', request: (v) => ({ method: 'GET', url: `/v1/evaluations/000000000000000000/compare/main?regression_delta=${encodeAll(String(v))}` }) },
   { route: 'POST /v1/evolve', field: 'num_issues', request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', num_issues: v } }) },
   { route: 'POST /v1/analyze-failures', field: 'min_count', request: (v) => ({ method: 'POST', url: '/v1/analyze-failures', body: { min_count: v } }) },
   { route: 'PATCH /v1/billing/overage', field: 'budget_cap_cents', request: (v) => ({ method: 'PATCH', url: '/v1/billing/overage', body: { enabled: true, budget_cap_cents: v } }) },

@@ -63,10 +63,10 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     await database.drop();
   });
 
-  it('lists the eleven tools with JSON schemas derived from the contracts', async () => {
+  it('lists the thirteen tools with JSON schemas derived from the contracts', async () => {
     const { tools } = await (await as(A, 'reader')).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'analyze_failures', 'compose', 'delete_pattern', 'evaluate', 'feedback', 'find_by_skills', 'learn', 'metrics',
+      'analyze_failures', 'compose', 'delete_pattern', 'evaluate', 'evaluation_run', 'evaluation_runs', 'feedback', 'find_by_skills', 'learn', 'metrics',
       'recall', 'register_skills', 'report_outcome',
     ]);
     const recall = tools.find((tool) => tool.name === 'recall')!;
@@ -149,12 +149,14 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
       recall: 'recall', learn: 'learn', evaluate: 'evaluate', compose: 'compose', feedback: 'feedback:read',
       analyze_failures: 'analyze-failures', delete_pattern: 'patterns:delete', metrics: 'metrics',
       register_skills: 'skills:register', find_by_skills: 'skills:search', report_outcome: 'learn',
+      evaluation_runs: 'evaluations:read', evaluation_run: 'evaluations:read',
     };
     const args: Record<string, Record<string, unknown>> = {
       recall: { task: 'anything' }, learn: { task: 'matrix task', code: 'x', eval_score: 5 }, evaluate: { code: 'x' },
       compose: { task: 'anything' }, feedback: {}, analyze_failures: {}, delete_pattern: { key: 'patterns/doesnotexist' },
       metrics: {}, register_skills: { pattern_key: 'patterns/doesnotexist', skills: ['a'] }, find_by_skills: { skills: ['a'] },
       report_outcome: { recall_id: 'doesnotexist', pattern_key: 'patterns/doesnotexist', passed: true },
+      evaluation_runs: {}, evaluation_run: { run_id: '000000000000000000' },
     };
     for (const role of ['reader', 'editor', 'admin'] as const) {
       const client = await as(A, role);
@@ -211,6 +213,22 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
 
     const noLlm = errorOf(await call(editor, 'evaluate', { task: 'add', code: 'a + b' }));
     expect(noLlm).toMatchObject({ code: 'llm_not_configured', status: 501 });
+  });
+
+  it('lets the agent read its last evaluation runs and one run\'s cases, within its tenant', async () => {
+    const editor = { authorization: `Bearer ${secrets.get('acme:editor')}` };
+    const run = (await t.call('POST', '/v1/evaluations', { label: 'main', git: { commit: 'abc123', branch: 'main' } }, editor)).json() as { id: string };
+    expect((await t.call('POST', `/v1/evaluations/${run.id}/finish`, {}, editor)).statusCode).toBe(200);
+
+    const listed = await call(await as(A, 'reader'), 'evaluation_runs', { limit: 5 });
+    expect(listed.structuredContent).toMatchObject({ runs: [{ id: run.id, label: 'main', status: 'failed' }] });
+    expect(text(listed)).toContain(`${run.id}`);
+    expect(text(listed)).toContain('0/0 passed');
+    const one = await call(await as(A, 'reader'), 'evaluation_run', { run_id: run.id });
+    expect(one.structuredContent).toMatchObject({ run: { id: run.id }, cases: [] });
+
+    expect((await call(await as(B, 'reader'), 'evaluation_runs', {})).structuredContent).toEqual({ runs: [], next_cursor: null });
+    expect(errorOf(await call(await as(B, 'reader'), 'evaluation_run', { run_id: run.id }))).toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('refuses a request without a valid key with 401 before any MCP message is handled', async () => {

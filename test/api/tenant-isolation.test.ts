@@ -28,6 +28,7 @@ interface Snapshot {
   retention: unknown;
   rollup: unknown;
   events: unknown;
+  runs: unknown;
 }
 
 describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
@@ -39,6 +40,7 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
   let aExtraSecret: string;
   let aJobId: string;
   let aRecallId: string;
+  let aRunId: string;
   let before: Snapshot;
 
   const snapshot = async (headers: Record<string, string>): Promise<Snapshot> => ({
@@ -49,6 +51,7 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     retention: (await t.call('GET', '/v1/governance/retention', undefined, headers)).json(),
     rollup: (await t.call('GET', '/v1/analytics/rollup/weekly', undefined, headers)).json(),
     events: (await t.call('GET', '/v1/analytics/events?limit=1000', undefined, headers)).json(),
+    runs: (await t.call('GET', '/v1/evaluations', undefined, headers)).json(),
   });
 
   beforeAll(async () => {
@@ -72,6 +75,9 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     aJobId = job.json().job_id;
     expect((await t.call('PUT', '/v1/governance/retention', { retention_days: 30 }, a)).statusCode).toBe(200);
     expect((await t.call('POST', '/v1/analytics/rollup', { window: 'weekly' }, a)).statusCode).toBe(200);
+    aRunId = (await t.call('POST', '/v1/evaluations', { label: 'acme-main' }, a)).json().id;
+    // Finished, so its stored summary no longer moves with the clock.
+    expect((await t.call('POST', `/v1/evaluations/${aRunId}/finish`, {}, a)).statusCode).toBe(200);
     before = await snapshot(a);
   });
 
@@ -242,6 +248,31 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
       const res = await json('POST', '/v1/governance/delete-scope?dry_run=true');
       expect(res.body).toMatchObject({ tenant_id: 'globex', project_id: 'default', dry_run: true });
       expect(res.body.patterns_deleted).toBe(2);
+    },
+    'GET /v1/evaluations': async () => {
+      const res = await json('GET', '/v1/evaluations?label=acme-main');
+      expect(res.body).toEqual({ runs: [], next_cursor: null });
+      expect(JSON.stringify((await json('GET', '/v1/evaluations')).body)).not.toContain(aRunId);
+    },
+    'POST /v1/evaluations': async () => {
+      const res = await json('POST', '/v1/evaluations', { label: 'acme-main' });
+      expect(res.status).toBe(200);
+      expect(res.body.id).not.toBe(aRunId);
+    },
+    'GET /v1/evaluations/:id': async () => {
+      expect((await json('GET', `/v1/evaluations/${aRunId}`)).status).toBe(404);
+    },
+    'POST /v1/evaluations/:id/finish': async () => {
+      expect((await json('POST', `/v1/evaluations/${aRunId}/finish`, {})).status).toBe(404);
+    },
+    'POST /v1/evaluations/:id/bless': async () => {
+      expect((await json('POST', `/v1/evaluations/${aRunId}/bless`)).status).toBe(404);
+    },
+    'GET /v1/evaluations/:id/compare/:baseline': async () => {
+      const own = (await json('POST', '/v1/evaluations', {})).body.id as string;
+      expect((await json('GET', `/v1/evaluations/${own}/compare/${aRunId}`)).status).toBe(404);
+      expect((await json('GET', `/v1/evaluations/${aRunId}/compare/${own}`)).status).toBe(404);
+      expect((await json('GET', `/v1/evaluations/${own}/compare/acme-main`)).status).toBe(404);
     },
     'GET /v1/jobs': async () => {
       const res = await json('GET', '/v1/jobs');

@@ -16,6 +16,7 @@ import { hybridContract } from './storage.contract.hybrid.js';
 import { tiesContract } from './storage.contract.ties.js';
 import { judgeCacheContract } from './storage.contract.judge-cache.js';
 import { outcomesContract } from './storage.contract.outcomes.js';
+import { evaluationRunsContract } from './storage.contract.evaluation-runs.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -45,5 +46,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     tiesContract(() => storage);
     judgeCacheContract(() => storage);
     outcomesContract(() => storage);
+    evaluationRunsContract(() => storage);
   });
 }

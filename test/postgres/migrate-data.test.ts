@@ -3,6 +3,7 @@
  * JSON data path and a real PostgreSQL schema, with the offline embedding model; plus the
  * vector-copying path of copyStorage between two PostgreSQL schemas.
  */
+import { makeCase, makeRun, runId } from '../contract/storage.contract.evaluation-runs.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,9 @@ async function dump(storage: Storage, scope: Scope) {
   for await (const p of storage.patterns.iterate(scope)) patterns.push(p);
   const ids = patterns.map((p) => p.id);
   const skills = await Promise.all(ids.map((id) => storage.skills.get(scope, id)));
-  return { patterns, evals: await storage.evals.recent(scope, ids, 50), skills, feedback: await storage.feedback.list(scope) };
+  const runs = await storage.evaluationRuns.listRuns(scope, { limit: 100 });
+  const cases = await Promise.all(runs.map((r) => storage.evaluationRuns.listCases(scope, r.id)));
+  return { patterns, evals: await storage.evals.recent(scope, ids, 50), skills, feedback: await storage.feedback.list(scope), runs, cases };
 }
 
 describe.skipIf(!hasPg)('migrate-data json → postgres', () => {
@@ -94,6 +97,9 @@ describe.skipIf(!hasPg)('migrate-data json → postgres', () => {
     await json.skills.set(A, record(0, TASKS[0]).id, ['csv', 'python']);
     await json.skills.set(B, record(4, TASKS[4]).id, ['regex']);
     await json.feedback.upsert(A, [cluster]);
+    await json.evaluationRuns.putRuns(A, [makeRun(1, { blessed: true }), makeRun(2)]);
+    await json.evaluationRuns.putCase(A, runId(1), makeCase('b'));
+    await json.evaluationRuns.putCase(A, runId(1), makeCase('a'));
     await json.meta.setEmbeddingInfo({ ...embedder.info });
     await json.close();
   });
@@ -115,7 +121,7 @@ describe.skipIf(!hasPg)('migrate-data json → postgres', () => {
     expect(first.code).toBe(0);
     const report = JSON.parse(first.stdout);
     // The JSON store hands out its vectors: copied as they are, no model loaded.
-    expect(report).toMatchObject({ scopes: 2, patterns: 5, skipped: 0, evals: 15, skills: 2, feedback: 1, vectors: 'copied' });
+    expect(report).toMatchObject({ scopes: 2, patterns: 5, skipped: 0, evals: 15, skills: 2, feedback: 1, evaluation_runs: 2, vectors: 'copied' });
     expect(report.embedding).toEqual(embedder.info);
 
     const json = await createJsonStorage({ dataPath });
@@ -141,7 +147,7 @@ describe.skipIf(!hasPg)('migrate-data json → postgres', () => {
 
     const again = await cli(['migrate-data', '--from', 'json', '--to', 'postgres', '--data-path', dataPath, '--json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ patterns: 0, skipped: 5, evals: 0, feedback: 1 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ patterns: 0, skipped: 5, evals: 0, feedback: 1, evaluation_runs: 0 });
   });
 
   it('copies stored vectors as they are when the source offers them (no model needed)', async () => {

@@ -13,11 +13,11 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0012_judge_cache', '0014_shared_rate_limits'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
-  'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'judge_cache', 'meta',
+  'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'evaluation_cases', 'evaluation_runs', 'feedback_clusters', 'jobs', 'judge_cache', 'meta',
   'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
   'rate_limit_windows', 'recall_doc_stats', 'recall_outcomes', 'recall_postings', 'recall_term_stats', 'recall_traces', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
@@ -97,6 +97,8 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(await tables(pool)).not.toContain('rate_limit_windows');
     expect(await migrateDown(pool)).toEqual(['0012_judge_cache']);
     expect(await tables(pool)).not.toContain('judge_cache');
+    expect(await migrateDown(pool)).toEqual(['0011_evaluation_runs']);
+    expect(await tables(pool)).not.toContain('evaluation_runs');
     expect(await migrateDown(pool)).toEqual(['0010_recall_outcomes']);
     expect(await tables(pool)).not.toContain('recall_traces');
     expect(await tables(pool)).not.toContain('recall_outcomes');
@@ -357,7 +359,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0014_shared_rate_limits', '0012_judge_cache', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0014_shared_rate_limits', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

@@ -1,3 +1,4 @@
+import { createEvaluationRunRepository } from './evaluation-runs-repo.js';
 import path from 'node:path';
 import { targetCovers } from '../../../core/governance.js';
 import { noopInstruments, type Instruments } from '../../../ports/observability.js';
@@ -130,6 +131,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
     judgeCache: wrap('judgeCache', settings.judgeCache),
+    evaluationRuns: wrap('evaluationRuns', createEvaluationRunRepository(registry)),
     billing: wrap('billing', createJsonBillingRepository(dataPath, patterns)),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
     audit: wrap('audit', {

@@ -1,4 +1,5 @@
 import type { OutcomeReport } from '../../../core/outcome-types.js';
+import type { EvaluationRun, RunCase } from '../../../contracts/evaluations.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 import type { TraceLine } from './outcome-state.js';
 
@@ -29,6 +30,10 @@ export type JournalOp =
   | { op: 'credit'; id: string; d: number }
   /** Retention: traces and outcomes dated before this time go. */
   | { op: 'opurge'; before: string }
+  /** Evaluation runs stored or replaced, a case added to a run, runs deleted with their cases. */
+  | { op: 'evrun'; r: EvaluationRun[] }
+  | { op: 'evcase'; run: string; c: RunCase }
+  | { op: 'evdel'; ids: string[] }
   /** Several ops in one line, so they are durable together or not at all (import batches). */
   | { op: 'batch'; ops: JournalOp[] };
 
@@ -46,4 +51,6 @@ export type SnapshotLine =
   | { t: 'a'; e: RoiEvent }
   | { t: 't'; r: TraceLine }
   | { t: 'o'; o: OutcomeReport }
+  | { t: 'r'; r: EvaluationRun }
+  | { t: 'c'; run: string; c: RunCase }
   | { t: 'end'; lines: number };

@@ -1,5 +1,6 @@
 import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
+import type { EvaluationRun, RunCase } from '../../../contracts/evaluations.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
 import { encodeVector, KeywordIndex, VectorIndex, VectorMean } from './engine/index.js';
 import { OutcomeState } from './outcome-state.js';
@@ -33,6 +34,9 @@ export class ScopeState {
   readonly skills = new Map<string, string[]>();
   /** Recall traces and reported outcomes (docs/behavior.md "Outcomes"). */
   readonly outcomes = new OutcomeState();
+  /** Evaluation runs by id, and each run's cases by case_id in the order first recorded. */
+  readonly evalRuns = new Map<string, EvaluationRun>();
+  readonly evalCases = new Map<string, Map<string, RunCase>>();
   metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
   /** Oldest first per pattern. */
   private readonly evals = new Map<string, EvalObservation[]>();
@@ -162,6 +166,22 @@ export class ScopeState {
       case 'opurge':
         this.outcomes.purge(Date.parse(op.before));
         return;
+      case 'evrun':
+        for (const r of op.r) this.evalRuns.set(r.id, structuredClone(r));
+        return;
+      case 'evcase': {
+        if (!this.evalRuns.has(op.run)) return;
+        let cases = this.evalCases.get(op.run);
+        if (!cases) this.evalCases.set(op.run, (cases = new Map()));
+        cases.set(op.c.case_id, structuredClone(op.c));
+        return;
+      }
+      case 'evdel':
+        for (const id of op.ids) {
+          this.evalRuns.delete(id);
+          this.evalCases.delete(id);
+        }
+        return;
       case 'batch':
         // Each inner op carries its own encoded vector, live and on replay alike.
         for (const inner of op.ops) this.apply(inner, inner.op === 'put' || inner.op === 'vec' ? inner.v : undefined);
@@ -198,6 +218,12 @@ export class ScopeState {
         return;
       case 'o':
         this.outcomes.report(line.o, this.patternExists);
+        return;
+      case 'r':
+        this.apply({ op: 'evrun', r: [line.r] });
+        return;
+      case 'c':
+        this.apply({ op: 'evcase', run: line.run, c: line.c });
         return;
       default:
         return;
@@ -249,6 +275,10 @@ export class ScopeState {
     yield line({ t: 'm', ...this.metrics });
     for (const e of this.roi.slice(-ROI_EVENTS_PER_SCOPE)) yield line({ t: 'a', e });
     for (const item of this.outcomes.items()) yield line(item);
+    for (const r of this.evalRuns.values()) {
+      yield line({ t: 'r', r });
+      for (const c of this.evalCases.get(r.id)?.values() ?? []) yield line({ t: 'c', run: r.id, c });
+    }
     yield `${JSON.stringify({ t: 'end', lines: count + 1 } satisfies SnapshotLine)}\n`;
   }
 

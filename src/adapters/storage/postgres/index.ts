@@ -6,6 +6,7 @@ import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
 import { createBillingRepository } from './billing.js';
 import { Db } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
+import { createEvaluationRunRepository } from './evaluation-runs.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
 import { createJudgeCacheRepository } from './judge-cache.js';
@@ -86,6 +87,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     meta: createMetaRepository(db),
     governance: settled.governance,
     jobs,
+    evaluationRuns: createEvaluationRunRepository(db),
     billing: createBillingRepository(db),
     outcomes: settled.outcomes,
     recordRecall: createRecallRecorder(patterns.getMany, bookkeeping),
