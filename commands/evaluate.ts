@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .option('--repeat <n>', 'judge each case N times (1 to 20); reports pass_rate, flaky and pass^k', integerIn(1, 20), 1)
     .option('--reducer <rule>', 'how repeats make a verdict: all, majority or min-rate:R (0 < R <= 1)', reducerArg, DEFAULT_REDUCER)
     .option('--no-cache', "judge afresh: neither read nor write the server's judge cache")
-    .option('--max-cost <usd>', 'stop before the run would spend more than this (USD); cases run one at a time', nonNegativeUsd);
+    .option('--max-cost <usd>', 'stop before the run would spend more than this (USD); cases run one at a time', nonNegativeUsd)
     .option('--label <label>', 'name the run (e.g. main, pr-42); a label\'s blessed run is its baseline')
     .option('--baseline <run>', 'compare with this run (a run id, or a label: its blessed run); exit 101 when a case regressed')
     .option('--bless-on-pass', 'make this run the baseline of its --label when it passed')

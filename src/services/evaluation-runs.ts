@@ -245,7 +245,7 @@ export async function finishRun(deps: ServiceDeps, scope: Scope, id: string, inp
   const known = new Set(cases.map((c) => c.case_id));
   const skipped = [...new Set(input.not_evaluated)].filter((caseId) => !known.has(caseId));
   for (const caseId of skipped) {
-    await repo.putCase(scope, id, caseOf(deps, { code: '', num_evals: run.judge.evaluators, case_id: caseId }, run.gate, { result: null, error: 'the client could not evaluate this case' }, 0));
+    await repo.putCase(scope, id, caseOf(deps, { code: '', num_evals: run.judge.evaluators, case_id: caseId, no_cache: false, sample: 0 }, run.gate, { result: null, error: 'the client could not evaluate this case' }, 0));
   }
   if (skipped.length > 0) cases = await repo.listCases(scope, id);
 
