@@ -40,3 +40,23 @@ export const ID_RULE = '1-64 letters, digits, _ or -';
 /** A pattern's key is this prefix and its id (`patterns/<id>`). */
 export const PATTERN_KEY_PREFIX = 'patterns/';
 export const PATTERN_KEY = new RegExp(`^${PATTERN_KEY_PREFIX}(${ID_CHARS})$`);
+
+/**
+ * (+) The web console's routes of an evaluation run, as path segments after `/console#/`: the
+ * run (`evaluations/<id>`) and its comparison with a baseline run
+ * (`evaluations/<id>/compare/<baseline id>`). The console's router serves them and a run's
+ * Markdown comment links to them (consoleEvaluationHash), so the two cannot drift apart.
+ */
+export const CONSOLE_EVALUATIONS = 'evaluations';
+export const CONSOLE_COMPARE = 'compare';
+export function consoleEvaluationPath(runId: string, baselineId?: string | null): string[] {
+  return baselineId ? [CONSOLE_EVALUATIONS, runId, CONSOLE_COMPARE, baselineId] : [CONSOLE_EVALUATIONS, runId];
+}
+
+/**
+ * (+) The hash of a run's console page (`#/evaluations/<id>`, each segment URL-encoded): a link
+ * is the server's URL, the console's path (the route table's `consolePage`) and this.
+ */
+export function consoleEvaluationHash(runId: string, baselineId?: string | null): string {
+  return `#/${consoleEvaluationPath(runId, baselineId).map(encodeURIComponent).join('/')}`;
+}
