@@ -9,6 +9,7 @@ import type { SchemaLoader } from './wire.js';
 const LOADERS: { [M in keyof ContractModules]: () => Promise<ContractModules[M]> } = {
   analytics: () => import('../contracts/analytics.js'),
   billing: () => import('../contracts/billing.js'),
+  evaluations: () => import('../contracts/evaluations.js'),
   governance: () => import('../contracts/governance.js'),
   health: () => import('../contracts/health.js'),
   jobs: () => import('../contracts/jobs.js'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TASK_CHARS } from '../core/vocabulary.js';
 import { PatternKey, ReuseTier, nonBlank, queryInt, text } from './common.js';
+import { RunId } from './evaluations.js';
 
 /** Wire schemas of the LLM endpoints (evaluate, compose, evolve) and the feedback store. */
 
@@ -15,6 +16,12 @@ export const EvaluateRequest = z.object({
   num_evals: z.number().int().min(1).max(10).default(3),
   /** (+) The median is recorded as an eval observation of this pattern. */
   pattern_key: PatternKey.optional(),
+  /** (+) Add the case to this running evaluation run (docs/behavior.md "Evaluation runs"); without it the evaluation is a run of one case. */
+  run_id: RunId.optional(),
+  /** (+) The case's identity across runs (compared with the baseline's case of the same id); default: derived from the task. */
+  case_id: nonBlank(200).optional(),
+  /** (+) How reports name the case (default: the case id). */
+  name: nonBlank(200).optional(),
 }).strict();
 export type EvaluateRequest = z.input<typeof EvaluateRequest>;
 export type EvaluateInput = z.output<typeof EvaluateRequest>;
@@ -44,6 +51,12 @@ export const EvaluateResponse = z.object({
   failed_evaluators: z.number().int().min(0),
   /** (+) Echoed when the median was recorded against a pattern. */
   pattern_key: PatternKey.optional(),
+  /** (+) The evaluation run this case was recorded in, and the case's id there. */
+  run_id: z.string().optional(),
+  case_id: z.string().optional(),
+  /** (+) Whether the case passed its run's gate, and why not. */
+  passed: z.boolean().optional(),
+  gate_failures: z.array(z.string()).optional(),
 });
 export type EvaluateResponse = z.infer<typeof EvaluateResponse>;
 

@@ -39,6 +39,7 @@ export interface RouteSchemas {
 export interface ContractModules {
   analytics: typeof import('./analytics.js');
   billing: typeof import('./billing.js');
+  evaluations: typeof import('./evaluations.js');
   governance: typeof import('./governance.js');
   health: typeof import('./health.js');
   jobs: typeof import('./jobs.js');
@@ -119,6 +120,14 @@ export const routes = {
   analyzeFailures: route('POST', '/v1/analyze-failures', 'llm', (m) => ({ body: m.AnalyzeFailuresRequest, response: m.AnalyzeFailuresResponse })),
   feedback: route('GET', '/v1/feedback', 'llm', (m) => ({ query: m.FeedbackQuery, response: m.FeedbackResponse })),
   feedbackDecay: route('POST', '/v1/feedback/decay', 'llm', (m) => ({ body: m.FeedbackDecayRequest, response: m.FeedbackDecayResponse })),
+
+  // (+) Evaluation runs: every evaluation kept, compared with a baseline (docs/behavior.md "Evaluation runs").
+  listEvaluations: route('GET', '/v1/evaluations', 'evaluations', (m) => ({ query: m.RunListQuery, response: m.RunListResponse })),
+  createEvaluation: route('POST', '/v1/evaluations', 'evaluations', (m) => ({ body: m.CreateRunRequest, response: m.EvaluationRun })),
+  getEvaluation: route('GET', '/v1/evaluations/:id', 'evaluations', (m) => ({ params: m.RunParams, response: m.RunDetailResponse })),
+  finishEvaluation: route('POST', '/v1/evaluations/:id/finish', 'evaluations', (m) => ({ params: m.RunParams, body: m.FinishRunRequest, response: m.FinishRunResponse })),
+  blessEvaluation: route('POST', '/v1/evaluations/:id/bless', 'evaluations', (m) => ({ params: m.RunParams, response: m.EvaluationRun })),
+  compareEvaluations: route('GET', '/v1/evaluations/:id/compare/:baseline', 'evaluations', (m) => ({ params: m.CompareParams, response: m.CompareResponse })),
 
   // Analytics (docs/behavior.md "Analytics").
   computeRollup: route('POST', '/v1/analytics/rollup', 'analytics', (m) => ({ body: m.RollupRequest, response: m.RollupResponse })),
