@@ -27,19 +27,6 @@ export const MAX_RETENTION_DAYS = 36_500;
 
 /** (+) Most recalls in one POST /v1/recall/batch: 1,000 tasks are 10 requests. */
 export const RECALL_BATCH_MAX = 100;
-/**
- * Tenant, project and pattern ids: path-safe, 1-64 letters, digits, `_` or `-`. Our own ids
- * are lower-case base36; the reference system's (`3f2a9c1b_1731000000000_aB3-xY`) also use
- * upper-case letters, `_` and `-`, and imported patterns keep them.
- */
-export const ID_CHARS = '[A-Za-z0-9_-]{1,64}';
-export const ID = new RegExp(`^${ID_CHARS}$`);
-/** The id rule in words, for error messages. */
-export const ID_RULE = '1-64 letters, digits, _ or -';
-
-/** A pattern's key is this prefix and its id (`patterns/<id>`). */
-export const PATTERN_KEY_PREFIX = 'patterns/';
-export const PATTERN_KEY = new RegExp(`^${PATTERN_KEY_PREFIX}(${ID_CHARS})$`);
 
 /**
  * (+) The web console's routes of an evaluation run, as path segments after `/console#/`: the
@@ -60,3 +47,18 @@ export function consoleEvaluationPath(runId: string, baselineId?: string | null)
 export function consoleEvaluationHash(runId: string, baselineId?: string | null): string {
   return `#/${consoleEvaluationPath(runId, baselineId).map(encodeURIComponent).join('/')}`;
 }
+
+/**
+ * Tenant, project and pattern ids: path-safe, 1-64 letters, digits, `_` or `-`. Our own ids
+ * are lower-case base36; the reference system's (`3f2a9c1b_1731000000000_aB3-xY`) also use
+ * upper-case letters, `_` and `-`, and imported patterns keep them.
+ */
+export const ID_CHARS = '[A-Za-z0-9_-]{1,64}';
+export const ID = new RegExp(`^${ID_CHARS}$`);
+/** The id rule in words, for error messages. */
+export const ID_RULE = '1-64 letters, digits, _ or -';
+
+/** A pattern's key is this prefix and its id (`patterns/<id>`). */
+export const PATTERN_KEY_PREFIX = 'patterns/';
+export const PATTERN_KEY = new RegExp(`^${PATTERN_KEY_PREFIX}(${ID_CHARS})$`);
+
