@@ -21,6 +21,7 @@ import { consoleRoutes } from './routes/console.js';
 import { governanceRoutes } from './routes/governance.js';
 import { governanceDataRoutes } from './routes/governance-data.js';
 import { healthRoutes } from './routes/health.js';
+import { evaluationRoutes } from './routes/evaluations.js';
 import { jobRoutes } from './routes/jobs.js';
 import { accessRoutes } from './routes/access.js';
 import { keyRoutes } from './routes/keys.js';
@@ -111,6 +112,7 @@ export async function buildServer(app: App, options: BuildServerOptions = {}): P
   metricsRoutes(server, deps, app.metrics);
   llmRoutes(server, deps);
   jobRoutes(server, deps);
+  evaluationRoutes(server, deps);
   analyticsRoutes(server, deps);
   governanceRoutes(server, deps);
   governanceDataRoutes(server, deps);

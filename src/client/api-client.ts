@@ -11,6 +11,7 @@ import { apiErrorFor } from './api-errors.js';
 import { describeErrorBody, type ApiError } from './errors.js';
 import { AnalyticsClient } from './analytics.js';
 import { BillingClient } from './billing.js';
+import { EvaluationsClient } from './evaluations.js';
 import { GovernanceClient } from './governance.js';
 import { sendSplittingTooLarge } from './import-chunks.js';
 import { JobsClient } from './jobs.js';
@@ -27,6 +28,7 @@ interface Areas {
   analytics: AnalyticsClient;
   governance: GovernanceClient;
   billing: BillingClient;
+  evaluations: EvaluationsClient;
 }
 
 export interface ImportAllOptions {
@@ -116,6 +118,11 @@ export class ApiClient {
   /** Evaluate, compose, evolve, analyze failures and the feedback store. */
   get llm(): LlmClient {
     return (this.areas.llm ??= new LlmClient(this));
+  }
+
+  /** (+) Evaluation runs: start, finish, bless, list, read, compare. */
+  get evaluations(): EvaluationsClient {
+    return (this.areas.evaluations ??= new EvaluationsClient(this));
   }
 
   /** ROI rollups and raw events. */

@@ -43,6 +43,7 @@ export type * from '../contracts/llm.js';
 export type * from '../contracts/analytics.js';
 export type * from '../contracts/governance.js';
 export type * from '../contracts/billing.js';
+export type * from '../contracts/evaluations.js';
 export type { RollupWindow } from '../core/roi.js';
 
 // The areas: properties of ServiceClient (client.jobs, client.keys, …).
@@ -54,3 +55,4 @@ export { AnalyticsClient } from './analytics.js';
 export { GovernanceClient, type DeletionOptions, type NdjsonExportOptions } from './governance.js';
 export { RetentionClient } from './governance-retention.js';
 export { BillingClient } from './billing.js';
+export { EvaluationsClient } from './evaluations.js';

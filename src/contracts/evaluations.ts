@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASE_CHANGES, RUN_STATUSES } from '../core/vocabulary.js';
 import { queryBool, queryInt, text } from './common.js';
 
 /**
@@ -22,12 +23,10 @@ export const RunId = z.string().regex(/^[0-9a-z]{18}$/, 'must be an evaluation r
  * worse than in the baseline; failed: a case failed its gate, could not be evaluated, or a
  * baseline case is missing.
  */
-export const RUN_STATUSES = ['running', 'passed', 'regressed', 'failed'] as const;
 export const RunStatus = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** How a case compares with the same case (same case_id) of the baseline run. */
-export const CASE_CHANGES = ['improved', 'regressed', 'unchanged', 'new', 'missing'] as const;
 export const CaseChange = z.enum(CASE_CHANGES);
 export type CaseChange = z.infer<typeof CaseChange>;
 
@@ -169,6 +168,8 @@ export const FinishRunRequest = z.object({
   baseline: text(200).optional(),
   /** Bless the run as its label's baseline when it passed. */
   bless_on_pass: z.boolean().default(false),
+  /** The noise margin of the comparison (default: REGRESSION_DELTA, docs/behavior.md "Evaluation runs"). */
+  regression_delta: z.number().min(0).max(10).optional(),
   /** Case ids the client could not evaluate (each counts as failed). */
   not_evaluated: z.array(text(200)).max(100_000).default([]),
 }).strict();
@@ -179,6 +180,10 @@ export type FinishRunInput = z.output<typeof FinishRunRequest>;
 
 export const RunParams = z.object({ id: RunId });
 export const CompareParams = z.object({ id: RunId, baseline: text(200).pipe(z.string().min(1)) });
+export const CompareQuery = z.object({
+  regression_delta: z.coerce.number().min(0).max(10).optional(),
+}).strict();
+export type CompareQuery = { regression_delta?: number };
 
 export const RunListQuery = z.object({
   limit: queryInt(1, 100).default(20),

@@ -127,7 +127,7 @@ export const routes = {
   getEvaluation: route('GET', '/v1/evaluations/:id', 'evaluations', (m) => ({ params: m.RunParams, response: m.RunDetailResponse })),
   finishEvaluation: route('POST', '/v1/evaluations/:id/finish', 'evaluations', (m) => ({ params: m.RunParams, body: m.FinishRunRequest, response: m.FinishRunResponse })),
   blessEvaluation: route('POST', '/v1/evaluations/:id/bless', 'evaluations', (m) => ({ params: m.RunParams, response: m.EvaluationRun })),
-  compareEvaluations: route('GET', '/v1/evaluations/:id/compare/:baseline', 'evaluations', (m) => ({ params: m.CompareParams, response: m.CompareResponse })),
+  compareEvaluations: route('GET', '/v1/evaluations/:id/compare/:baseline', 'evaluations', (m) => ({ params: m.CompareParams, query: m.CompareQuery, response: m.CompareResponse })),
 
   // Analytics (docs/behavior.md "Analytics").
   computeRollup: route('POST', '/v1/analytics/rollup', 'analytics', (m) => ({ body: m.RollupRequest, response: m.RollupResponse })),

@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   'jobs:list': 'reader',
   'jobs:read': 'reader',
   'analytics:read': 'reader',
+  'evaluations:read': 'reader',
   // editor
   'patterns:confidential': 'editor',
   learn: 'editor',

@@ -62,3 +62,8 @@ export const ID_RULE = '1-64 letters, digits, _ or -';
 export const PATTERN_KEY_PREFIX = 'patterns/';
 export const PATTERN_KEY = new RegExp(`^${PATTERN_KEY_PREFIX}(${ID_CHARS})$`);
 
+/** (+) Evaluation run statuses and how a case compares with its baseline (docs/behavior.md "Evaluation runs"). */
+export const RUN_STATUSES = ['running', 'passed', 'regressed', 'failed'] as const;
+export type RunStatusName = (typeof RUN_STATUSES)[number];
+export const CASE_CHANGES = ['improved', 'regressed', 'unchanged', 'new', 'missing'] as const;
+export type CaseChangeName = (typeof CASE_CHANGES)[number];

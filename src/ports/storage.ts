@@ -4,6 +4,7 @@ import type {
 } from '../core/types.js';
 import type { HybridCandidateSet, HybridQuery } from '../core/hybrid.js';
 import type { BillingRepository } from './billing.js';
+import type { EvaluationRunRepository } from './evaluation-runs.js';
 import type { JobRepository } from './jobs.js';
 import type { RetentionSettings } from '../core/retention.js';
 import type { RollupWindow } from '../core/roi.js';
@@ -290,6 +291,8 @@ export interface Storage {
   readonly governance: GovernanceRepository;
   /** (+) The durable job queue (ports/jobs.ts), kept in the same store as the data it works on. */
   readonly jobs: JobRepository;
+  /** (+) Evaluation runs and their cases (ports/evaluation-runs.ts). */
+  readonly evaluationRuns: EvaluationRunRepository;
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**

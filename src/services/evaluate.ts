@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DomainError, LlmNotConfiguredError, NotFoundError, LlmUnavailableError } from '../core/errors.js';
 import { aggregateEvaluations, distinctFeedback, staticHardcodedCheck, toEvaluatorScore, type EvaluatorScore } from '../core/evaluation.js';
 import type { EvaluateInput, EvaluateResponse } from '../contracts/llm.js';
@@ -6,6 +7,7 @@ import type { Llm } from '../ports/llm.js';
 import { countedEvalRun } from './billing.js';
 import type { ServiceDeps } from './deps.js';
 import { recordFeedback } from './feedback.js';
+import { recordCase, runForCase, type JudgeSettings } from './evaluation-runs.js';
 import { askJson, fence, FENCE_RULE } from './llm-support.js';
 
 /** Independent evaluators need diverse samples; the spread is what high_variance measures. */
@@ -23,6 +25,12 @@ export const EVALUATOR_SYSTEM = [
   'Reply with one JSON object only, no prose: {"task_alignment": number, "code_quality": number, "workspace_usage": number, ' +
     '"robustness": number, "overall": number, "feedback": "one actionable sentence", "hardcoded": boolean}.',
 ].join('\n');
+
+/** Names the judge prompt in evaluation runs: a changed prompt is a changed judge configuration. */
+export const EVALUATOR_PROMPT_VERSION = createHash('sha256').update(EVALUATOR_SYSTEM, 'utf8').digest('hex').slice(0, 12);
+
+/** The judge configuration every run records (docs/behavior.md "Evaluation runs"). */
+export const JUDGE_SETTINGS: JudgeSettings = { prompt_version: EVALUATOR_PROMPT_VERSION, temperature: EVALUATOR_TEMPERATURE };
 
 export function evaluatorPrompt(input: Pick<EvaluateInput, 'task' | 'code' | 'output'>): string {
   const parts = [
@@ -52,8 +60,23 @@ async function runEvaluator(llm: Llm, deps: ServiceDeps, prompt: string): Promis
 export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateInput): Promise<EvaluateResponse> {
   const { llm } = deps;
   if (!llm) throw new LlmNotConfiguredError();
-  // One evaluate is one eval run of the monthly quota: counted within the limit, taken back on failure.
-  return countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, llm, scope, input));
+  // A case for a run that is gone or finished is refused before any LLM call is paid for.
+  const run = await runForCase(deps, scope, input);
+  const started = performance.now();
+  let response: EvaluateResponse;
+  try {
+    // One evaluate is one eval run of the monthly quota: counted within the limit, taken back on failure.
+    response = await countedEvalRun(deps.billing, scope, () => evaluateCounted(deps, llm, scope, input));
+  } catch (err) {
+    // Every evaluator failing is an outcome of the case, kept in its run (docs/behavior.md "Evaluation runs").
+    if (err instanceof LlmUnavailableError) {
+      await recordCase(deps, scope, run, input, { result: null, error: err.message }, performance.now() - started, JUDGE_SETTINGS)
+        .catch((cause: unknown) => deps.logger.warn({ err: cause }, 'could not record the failed evaluation in its run'));
+    }
+    throw err;
+  }
+  const recorded = await recordCase(deps, scope, run, input, { result: response, error: null }, performance.now() - started, JUDGE_SETTINGS);
+  return { ...response, run_id: recorded.run.id, case_id: recorded.case.case_id, passed: recorded.case.passed, gate_failures: recorded.case.gate_failures };
 }
 
 async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResponse> {

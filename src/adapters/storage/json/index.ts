@@ -1,3 +1,4 @@
+import { createEvaluationRunRepository } from './evaluation-runs-repo.js';
 import path from 'node:path';
 import { targetCovers } from '../../../core/governance.js';
 import { noopInstruments, type Instruments } from '../../../ports/observability.js';
@@ -126,6 +127,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
     analytics,
     rollups: wrap('rollups', settings.rollups),
     projects: wrap('projects', settings.projects),
+    evaluationRuns: wrap('evaluationRuns', createEvaluationRunRepository(registry)),
     billing: wrap('billing', createJsonBillingRepository(dataPath, patterns)),
     jobs: { ...wrap('jobs', queueOperations(jobQueue)), subscribe: (listener) => jobQueue.subscribe(listener) },
     audit: wrap('audit', {

@@ -1,3 +1,4 @@
+import type { EvaluationRun, RunCase } from '../../../contracts/evaluations.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 
 /**
@@ -19,6 +20,10 @@ export type JournalOp =
   /** Each run counter raised to at least this value (migrate-data's copy of a source's counters). */
   | { op: 'raise'; m: MetricsCounters }
   | { op: 'roi'; e: RoiEvent }
+  /** Evaluation runs stored or replaced, a case added to a run, runs deleted with their cases. */
+  | { op: 'evrun'; r: EvaluationRun[] }
+  | { op: 'evcase'; run: string; c: RunCase }
+  | { op: 'evdel'; ids: string[] }
   /** Several ops in one line, so they are durable together or not at all (import batches). */
   | { op: 'batch'; ops: JournalOp[] };
 
@@ -34,4 +39,6 @@ export type SnapshotLine =
   | { t: 'k'; id: string; k: string[] }
   | { t: 'm'; runs: number; successes: number; eval_sum: number; recalls: number; reusing_recalls: number }
   | { t: 'a'; e: RoiEvent }
+  | { t: 'r'; r: EvaluationRun }
+  | { t: 'c'; run: string; c: RunCase }
   | { t: 'end'; lines: number };

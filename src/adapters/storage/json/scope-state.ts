@@ -1,5 +1,6 @@
 import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
+import type { EvaluationRun, RunCase } from '../../../contracts/evaluations.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
 import { encodeVector, KeywordIndex, VectorIndex, VectorMean } from './engine/index.js';
 
@@ -29,6 +30,9 @@ export class ScopeState {
   readonly vectorMean = new VectorMean();
   readonly feedback = new Map<string, FeedbackCluster>();
   readonly skills = new Map<string, string[]>();
+  /** Evaluation runs by id, and each run's cases by case_id in the order first recorded. */
+  readonly evalRuns = new Map<string, EvaluationRun>();
+  readonly evalCases = new Map<string, Map<string, RunCase>>();
   metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
   /** Oldest first per pattern. */
   private readonly evals = new Map<string, EvalObservation[]>();
@@ -140,6 +144,22 @@ export class ScopeState {
         this.roi.push({ ...op.e });
         if (this.roi.length >= ROI_EVENTS_PER_SCOPE + ROI_EVENTS_PER_SCOPE / 10) this.roi = this.roi.slice(-ROI_EVENTS_PER_SCOPE);
         return;
+      case 'evrun':
+        for (const r of op.r) this.evalRuns.set(r.id, structuredClone(r));
+        return;
+      case 'evcase': {
+        if (!this.evalRuns.has(op.run)) return;
+        let cases = this.evalCases.get(op.run);
+        if (!cases) this.evalCases.set(op.run, (cases = new Map()));
+        cases.set(op.c.case_id, structuredClone(op.c));
+        return;
+      }
+      case 'evdel':
+        for (const id of op.ids) {
+          this.evalRuns.delete(id);
+          this.evalCases.delete(id);
+        }
+        return;
       case 'batch':
         // Each inner op carries its own encoded vector, live and on replay alike.
         for (const inner of op.ops) this.apply(inner, inner.op === 'put' || inner.op === 'vec' ? inner.v : undefined);
@@ -170,6 +190,12 @@ export class ScopeState {
         return;
       case 'a':
         this.roi.push(line.e);
+        return;
+      case 'r':
+        this.apply({ op: 'evrun', r: [line.r] });
+        return;
+      case 'c':
+        this.apply({ op: 'evcase', run: line.run, c: line.c });
         return;
       default:
         return;
@@ -217,6 +243,10 @@ export class ScopeState {
     for (const [id, k] of this.skills) yield line({ t: 'k', id, k });
     yield line({ t: 'm', ...this.metrics });
     for (const e of this.roi.slice(-ROI_EVENTS_PER_SCOPE)) yield line({ t: 'a', e });
+    for (const r of this.evalRuns.values()) {
+      yield line({ t: 'r', r });
+      for (const c of this.evalCases.get(r.id)?.values() ?? []) yield line({ t: 'c', run: r.id, c });
+    }
     yield `${JSON.stringify({ t: 'end', lines: count + 1 } satisfies SnapshotLine)}\n`;
   }
 

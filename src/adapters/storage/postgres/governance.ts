@@ -12,7 +12,7 @@ const TARGET = 'tenant_id = $1 AND ($2::text IS NULL OR project_id = $2)';
 
 /** Tables whose rows belong to one project and simply go (patterns carry their vectors inline). */
 const SCOPED_TABLES = [
-  'eval_observations', 'pattern_skills', 'feedback_clusters', 'metrics_counters', 'roi_events',
+  'evaluation_cases', 'evaluation_runs', 'eval_observations', 'pattern_skills', 'feedback_clusters', 'metrics_counters', 'roi_events',
   'analytics_rollups', 'pattern_counts',
 ] as const;
 
@@ -29,6 +29,7 @@ const PROJECTS_OF_TARGET = `
   UNION SELECT project_id FROM feedback_clusters WHERE ${TARGET}
   UNION SELECT project_id FROM analytics_rollups WHERE ${TARGET}
   UNION SELECT project_id FROM jobs WHERE ${TARGET}
+  UNION SELECT project_id FROM evaluation_runs WHERE ${TARGET}
   UNION SELECT DISTINCT project_id FROM roi_events WHERE ${TARGET}`;
 
 /** Audit events of the target keep kind, time, scope and actor; their detail and ip go. */

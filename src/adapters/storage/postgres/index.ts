@@ -6,6 +6,7 @@ import { assertSchemaCurrent, revisionLabel } from '../../migrations/index.js';
 import { createBillingRepository } from './billing.js';
 import { Db } from './db.js';
 import { createAnalyticsRepository, createAuditRepository, createMetaRepository } from './global.js';
+import { createEvaluationRunRepository } from './evaluation-runs.js';
 import { createGovernanceRepository } from './governance.js';
 import { createPostgresJobRepository } from './jobs.js';
 import { createLearnRecorder } from './learn-record.js';
@@ -72,6 +73,7 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     meta: createMetaRepository(db),
     governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
     jobs,
+    evaluationRuns: createEvaluationRunRepository(db),
     billing: createBillingRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
     recordLearn: createLearnRecorder(db, plannerStats, logger),

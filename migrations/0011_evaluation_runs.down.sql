@@ -1,0 +1,3 @@
+-- Reverts 0011: the evaluation runs and their cases go.
+DROP TABLE IF EXISTS evaluation_cases;
+DROP TABLE IF EXISTS evaluation_runs;
