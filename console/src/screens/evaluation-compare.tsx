@@ -1,4 +1,4 @@
-import { client, routes } from '../api.js';
+import { client } from '../api.js';
 import { Code } from '../highlight.js';
 import { href } from '../router.js';
 import { CONSOLE_EVALUATIONS, consoleEvaluationPath, type CaseComparison, type EvaluationRun, type RunCase } from '../types.js';
@@ -15,12 +15,12 @@ const passWord = (passed: boolean | null) => (passed === null ? '—' : passed ?
  * each case's two evaluations side by side.
  */
 export function EvaluationCompareScreen({ runId, baselineId }: { runId: string; baselineId: string }) {
-  const compared = useLoad(() => client.call(routes.compareEvaluations, { params: { id: runId, baseline: baselineId } }), [runId, baselineId]);
+  const compared = useLoad(() => client.evaluations.compare(runId, baselineId), [runId, baselineId]);
   const baseline = compared.data?.baseline.id;
   // Both runs' cases, for the task, code and judges' feedback next to each other.
   const cases = useLoad(
     () => (baseline
-      ? Promise.all([client.call(routes.getEvaluation, { params: { id: baseline } }), client.call(routes.getEvaluation, { params: { id: runId } })])
+      ? Promise.all([client.evaluations.get(baseline), client.evaluations.get(runId)])
       : Promise.resolve(null)),
     [runId, baseline],
   );

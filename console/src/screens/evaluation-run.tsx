@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { client, routes } from '../api.js';
+import { client } from '../api.js';
 import { Code } from '../highlight.js';
 import { href, navigate } from '../router.js';
 import { CONSOLE_EVALUATIONS, consoleEvaluationPath, type EvaluationRun, type RunCase } from '../types.js';
@@ -11,7 +11,7 @@ const rank = (c: RunCase) => (c.passed ? (c.flaky ? 1 : 2) : 0);
 
 /** One run (GET /v1/evaluations/{id}): its facts, a baseline to compare it with, and every case. */
 export function EvaluationRunScreen({ runId }: { runId: string }) {
-  const detail = useLoad(() => client.call(routes.getEvaluation, { params: { id: runId } }), [runId]);
+  const detail = useLoad(() => client.evaluations.get(runId), [runId]);
   if (detail.error) return <Section title="Run"><ErrorBox error={detail.error} /><p><a href={href([CONSOLE_EVALUATIONS])}>All runs</a></p></Section>;
   if (!detail.data) return <Loading what="the run" />;
   const { run, cases } = detail.data;
@@ -39,7 +39,7 @@ export function EvaluationRunScreen({ runId }: { runId: string }) {
  * takes a label for that), or any recent run. Reading the list changes nothing.
  */
 function ChooseBaseline({ run }: { run: EvaluationRun }) {
-  const recent = useLoad(() => client.call(routes.listEvaluations, { query: { limit: 50 } }), []);
+  const recent = useLoad(() => client.evaluations.list({ limit: 50 }), []);
   const [choice, setChoice] = useState(run.baseline_id ?? run.label ?? '');
   const others = (recent.data?.runs ?? []).filter((r) => r.id !== run.id);
   return (

@@ -26,7 +26,7 @@ export function EvaluationsScreen({ route }: { route: Route }) {
   const cursor = route.query.get('cursor') ?? undefined;
   // Text from the URL: the server checks each value (422 naming the field).
   const runs = useLoad(
-    () => client.call(routes.listEvaluations, { query: { ...(filled(filter) as RunListQuery), limit: 20, cursor } }),
+    () => client.evaluations.list({ ...(filled(filter) as RunListQuery), limit: 20, cursor }),
     [route.query.toString()],
   );
   const feedback = useLoad(() => client.llm.feedback({ limit: 50 }), []);
