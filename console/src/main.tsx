@@ -84,7 +84,7 @@ function Screen({ route, can }: { route: Route; can: Abilities }) {
     case CONSOLE_EVALUATIONS:
       // The run and comparison routes are the ones a run's Markdown comment links to (consoleEvaluationPath).
       if (second && route.path[2] === CONSOLE_COMPARE && route.path[3]) {
-        return <><h1>Compare evaluation runs</h1><EvaluationCompareScreen runId={second} baselineId={route.path[3]} /></>;
+        return <><h1>Compare evaluation runs</h1><EvaluationCompareScreen runId={second} baselineId={route.path[3]} margin={route.query.get('regression_delta')} /></>;
       }
       if (second) return <><h1>Evaluation run</h1><EvaluationRunScreen runId={second} /></>;
       return <><h1>Evaluations</h1><EvaluationsScreen route={route} /></>;

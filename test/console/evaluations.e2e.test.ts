@@ -69,8 +69,8 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
     return (await post<{ run: Run }>(pathOf(routes.finishEvaluation, { id: created.id }), finish)).run;
   }
 
-  async function open(hash: string): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  async function open(hash: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     page.setDefaultTimeout(60_000);
     page.on('console', (m) => {
@@ -100,7 +100,8 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
     baseline = await recordRun({ label: 'main', commit: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', branch: 'main' }, [CSV, RESIZE, SLACK], { bless_on_pass: true });
     next = await recordRun(
       { label: 'main', commit: 'b2c3d4e5f60718293a4b5c6d7e8f901234567890', branch: 'feature/faster-csv' },
-      [{ ...CSV, broken: true }, RESIZE, MARKDOWN],
+      // The case that gets worse is evaluated second: the run's page still shows it first.
+      [RESIZE, { ...CSV, broken: true }, MARKDOWN],
       { baseline: 'main' },
     );
     // A single synchronous evaluation, no run asked for: a run of one case.
@@ -200,10 +201,36 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       await regressed.getByRole('region', { name: `Baseline: ${CSV.name}` }).getByText(HIGH_FEEDBACK).first().waitFor();
       await regressed.getByRole('region', { name: `This run: ${CSV.name}` }).getByText(LOW_FEEDBACK).first().waitFor();
       await shot(page, 'evaluation-compare');
+
+      // Another noise margin is another link, answered by the server.
+      await page.getByLabel('Noise margin (median points)').fill('6');
+      await page.getByRole('button', { name: 'Compare with this margin' }).click();
+      await page.waitForURL(/regression_delta=6/);
+      await page.getByText(/dropped by more than 6 \(the judges' noise margin\)/).waitFor();
+      // Still regressed: a pass that turns into a fail is a regression whatever the margin.
+      expect(await rows.nth(1).getByRole('cell').first().textContent()).toBe('regressed');
     } finally {
       await context.close();
     }
     expect(browserErrors).toEqual([]);
+  });
+
+  it('the run and comparison pages fit a 390 px screen (only tables and code scroll sideways)', async () => {
+    for (const hash of [consoleEvaluationHash(next.id), consoleEvaluationHash(next.id, baseline.id)]) {
+      const { context, page } = await open(hash, 390);
+      try {
+        await page.getByRole('heading', { level: 2, name: /^(Cases \(|Side by side)/ }).waitFor();
+        await page.getByRole('status').filter({ hasText: /^Loading/ }).first().waitFor({ state: 'detached' });
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBe(390);
+        // (A string: it runs in the page, whose DOM types the test's tsconfig does not load.)
+        const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
+          .filter((el) => !el.closest('.table-wrap, pre.code') && el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+          .map((el) => el.tagName.toLowerCase() + '.' + el.className)`);
+        expect(wide).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
   });
 
   it('a label names its blessed run as the baseline in a comparison link', async () => {

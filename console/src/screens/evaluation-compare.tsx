@@ -1,6 +1,7 @@
+import { useState } from 'preact/hooks';
 import { client } from '../api.js';
 import { Code } from '../highlight.js';
-import { href } from '../router.js';
+import { href, navigate } from '../router.js';
 import { CONSOLE_EVALUATIONS, consoleEvaluationPath, type CaseComparison, type EvaluationRun, type RunCase } from '../types.js';
 import { ErrorBox, Loading, Section, fmtNumber, fmtPercent, useLoad } from '../ui.js';
 import { Badge, Commit, RunLink, fmtCost } from './evaluation-parts.js';
@@ -14,8 +15,9 @@ const passWord = (passed: boolean | null) => (passed === null ? '—' : passed ?
  * label, meaning its blessed run): case by case in the API's order, regressions first, then
  * each case's two evaluations side by side.
  */
-export function EvaluationCompareScreen({ runId, baselineId }: { runId: string; baselineId: string }) {
-  const compared = useLoad(() => client.evaluations.compare(runId, baselineId), [runId, baselineId]);
+export function EvaluationCompareScreen({ runId, baselineId, margin }: { runId: string; baselineId: string; margin: string | null }) {
+  // The margin comes from the link as text; the server checks it (422 naming the field).
+  const compared = useLoad(() => client.evaluations.compare(runId, baselineId, margin ? Number(margin) : undefined), [runId, baselineId, margin]);
   const baseline = compared.data?.baseline.id;
   // Both runs' cases, for the task, code and judges' feedback next to each other.
   const cases = useLoad(
@@ -42,6 +44,7 @@ export function EvaluationCompareScreen({ runId, baselineId }: { runId: string; 
           {c.counts.missing} missing · {c.counts.new} new · {c.counts.improved} improved · {c.counts.unchanged} unchanged
         </p>
         <p class="muted">A case regressed when it passed and now fails, or its median dropped by more than {fmtNumber(c.delta)} (the judges' noise margin).</p>
+        <MarginForm runId={runId} baselineId={baselineId} margin={c.delta} />
       </Section>
       <Section title="Cases, regressions first" id="compare-cases-title">
         {c.cases.length === 0 ? <p class="muted">Neither run has a case.</p> : <ChangeTable cases={c.cases} />}
@@ -55,6 +58,20 @@ export function EvaluationCompareScreen({ runId, baselineId }: { runId: string; 
   );
 }
 
+/** Compares again with another noise margin: a new link (reading only), so it can be shared. */
+function MarginForm({ runId, baselineId, margin }: { runId: string; baselineId: string; margin: number }) {
+  const [value, setValue] = useState(String(margin));
+  return (
+    <form class="row" onSubmit={(e) => { e.preventDefault(); navigate(consoleEvaluationPath(runId, baselineId), { regression_delta: value.trim() || undefined }); }}>
+      <label>
+        Noise margin (median points)
+        <input type="number" min="0" max="10" step="0.1" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      </label>
+      <button type="submit">Compare with this margin</button>
+    </form>
+  );
+}
+
 function RunColumn({ title, run }: { title: string; run: EvaluationRun }) {
   return (
     <section class="card-inner" aria-label={title}>
@@ -62,7 +79,7 @@ function RunColumn({ title, run }: { title: string; run: EvaluationRun }) {
       <p><RunLink run={run} /> <Badge kind={run.status} /></p>
       <p class="muted">
         <Commit sha={run.git.commit} /> {run.git.branch ?? ''} · pass rate {fmtPercent(run.summary.pass_rate)} ({run.summary.passed}/{run.summary.cases}) ·{' '}
-        {fmtCost(run.summary.cost_usd)}
+        cost {fmtCost(run.summary.cost_usd)}
       </p>
     </section>
   );

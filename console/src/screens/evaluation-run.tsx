@@ -80,7 +80,7 @@ function CaseCard({ item: c }: { item: RunCase }) {
         case <code>{c.case_id}</code> · median {fmtNumber(c.median)} · variance {fmtNumber(c.variance)}
         {c.repeats > 1 && ` · ${c.repeats} repeats, pass rate ${fmtPercent(c.pass_rate)}`}
         {c.failed_evaluators > 0 && ` · ${c.failed_evaluators} evaluators failed`}
-        {c.tokens && ` · ${c.tokens.input + c.tokens.output} tokens`} · {fmtCost(c.cost_usd)} · {fmtDuration(c.duration_ms)}
+        {c.tokens && ` · ${c.tokens.input + c.tokens.output} tokens`} · cost {fmtCost(c.cost_usd)} · took {fmtDuration(c.duration_ms)}
       </p>
       <h4>Task</h4>
       {c.task ? <p class="task">{c.task}</p> : <p class="muted">No task was given.</p>}

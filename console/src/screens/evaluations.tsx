@@ -116,14 +116,14 @@ function RunTable({ runs }: { runs: EvaluationRun[] }) {
         <tbody>
           {runs.map((run) => (
             <tr key={run.id}>
-              <td><a href={href(consoleEvaluationPath(run.id))}>{fmtDate(run.created_at)}</a></td>
+              <td><a href={href(consoleEvaluationPath(run.id))}>{fmtDate(run.created_at)}</a><div class="muted"><code>{run.id}</code></div></td>
               <td>{run.label ?? <span class="muted">—</span>}{run.blessed && <> <Badge kind="passed">baseline</Badge></>}</td>
               <td><Commit sha={run.git.commit} />{run.git.branch && <div class="muted">{run.git.branch}</div>}</td>
               <td><Badge kind={run.status} /></td>
               <td>{fmtPercent(run.summary.pass_rate)}</td>
               <td>{run.summary.passed}/{run.summary.cases}{run.summary.flaky > 0 && <span class="muted"> · {run.summary.flaky} flaky</span>}</td>
               <td>{fmtCost(run.summary.cost_usd)}</td>
-              <td>{run.summary.cache_hits}/{run.summary.cache_hits + run.summary.cache_misses}</td>
+              <td>{run.summary.cache_hits + run.summary.cache_misses === 0 ? '—' : `${run.summary.cache_hits}/${run.summary.cache_hits + run.summary.cache_misses}`}</td>
               <td>
                 {run.baseline_id ? <a href={href(consoleEvaluationPath(run.id, run.baseline_id))}>compare</a> : <span class="muted">—</span>}
               </td>
