@@ -116,7 +116,7 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
     await dir?.remove();
   });
 
-  it('lists every run, the single evaluation too, with label, commit, status, pass rate and cost; filters are links', async () => {
+  it('lists every run, the single evaluation too, with label, commit, status and pass rate; filters are links', async () => {
     expect(baseline.status).toBe('passed');
     expect(next.status).toBe('failed'); // a baseline case is missing
     const { context, page } = await open('#/evaluations');
@@ -146,6 +146,14 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       await page.waitForURL(/status=failed/);
       await rows.nth(2).waitFor({ state: 'detached' });
       expect(await rows.nth(1).getByRole('link').first().getAttribute('href')).toBe(consoleEvaluationHash(next.id));
+
+      // A filter is a link: the label's two runs, newest first.
+      await page.goto(`${server.url}${pathOf(routes.consolePage)}#/evaluations?label=main`);
+      await rows.nth(2).waitFor();
+      await rows.nth(3).waitFor({ state: 'detached' });
+      expect(await Promise.all([1, 2].map((i) => rows.nth(i).getByRole('link').first().getAttribute('href'))))
+        .toEqual([consoleEvaluationHash(next.id), consoleEvaluationHash(baseline.id)]);
+      expect(await page.getByLabel('Label').inputValue()).toBe('main');
     } finally {
       await context.close();
     }
