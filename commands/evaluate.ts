@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
 import { formatNumber } from '../src/core/output-numbers.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
+import { prCommentMarkdown } from './evaluate-markdown.js';
+import { caseIds, consoleLink, createRunBody, exitCodeOfRun, finishAndRead, type FinishedRun, type RunFlags } from './evaluate-run.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, errorViewOf, ioOf, type Io } from './shared/context.js';
@@ -11,7 +13,7 @@ import { assertSingleStdin, readStdin, readTextArg, readTextFile } from './share
 import { addClientOptions, integerIn, numberIn, withClient, type ClientOptionValues } from './shared/options.js';
 import { printError, snippet, table, type ErrorView, type Output } from './shared/output.js';
 
-interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
+interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues, RunFlags {
   task?: string;
   code?: string;
   output?: string;
@@ -21,6 +23,7 @@ interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   failOnAdversarial?: boolean;
   failOnHighVariance?: boolean;
   junit?: string;
+  markdown?: string;
   batch?: string;
   concurrency: number;
 }
@@ -47,9 +50,29 @@ export function register(program: Command): void {
     .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
     .option('--junit <file>', 'write a JUnit XML report (one testcase per case)')
     .option('--batch <file>', 'evaluate every line of a JSONL file ({id?, task?, code, output?, pattern_key?}; name is an alias of id); - for stdin')
-    .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4);
+    .option('--concurrency <n>', 'cases evaluated at the same time with --batch, 1 to 32', integerIn(1, 32), 4)
+    .option('--label <label>', 'name the run (e.g. main, pr-42); a label\'s blessed run is its baseline')
+    .option('--baseline <run>', 'compare with this run (a run id, or a label: its blessed run); exit 101 when a case regressed')
+    .option('--bless-on-pass', 'make this run the baseline of its --label when it passed')
+    .option('--regression-delta <points>', 'a median drop of more than this is a regression (default 1)', numberIn(0, 10))
+    .option('--markdown <file>', 'write a pull-request comment body (pass rate against the baseline, regressions, flaky, cost)')
+    .option('--git-commit <sha>', 'the commit evaluated (default: from the CI environment, e.g. GITHUB_SHA)')
+    .option('--git-branch <name>', 'the branch evaluated (default: from the CI environment, e.g. GITHUB_REF_NAME)')
+    .option('--ci-provider <name>', 'the CI system (default: detected, e.g. github-actions)');
   addClientOptions(cmd);
   addAsyncOptions(cmd);
+
+  // The client options are parsed by `evaluate` itself (options are not positional), so bless
+  // reads them from its parent.
+  cmd
+    .command('bless')
+    .description('make a passed run the baseline of its label (a failing run never becomes one)')
+    .argument('<run>', 'the run id (printed by evaluate, listed by `service evaluations list`)')
+    .action(action(async (runId: string, _opts: unknown, command: Command) =>
+      withClient(command.parent!.opts<ClientOptionValues>(), command, async (client, out) => {
+        const run = await client.evaluations.bless(runId);
+        out.result(run, () => `run ${run.id} is now the baseline of ${run.label}`);
+      })));
 
   cmd.action(action(async (opts: EvaluateOptions, command: Command) => {
     const io = ioOf(command);
@@ -58,17 +81,31 @@ export function register(program: Command): void {
     // Found out now, not after the LLM calls were paid for: the report's folder is created and
     // the file must be writable.
     if (opts.junit) await assertWritableFile(opts.junit, '--junit');
+    if (opts.markdown) await assertWritableFile(opts.markdown, '--markdown');
+    if (opts.async && !opts.wait && (opts.label ?? opts.baseline ?? opts.blessOnPass ?? opts.markdown) !== undefined) {
+      throw new UsageError('--async without --wait records a run of one case; --label, --baseline, --bless-on-pass and --markdown need --wait');
+    }
     return withClient(opts, command, async (client, out) => {
       if (opts.async && !opts.wait) return printAccepted(out, await client.jobs.submit('evaluate', cases[0].request));
+      // One run holds every case (docs/behavior.md "Evaluation runs").
+      const run = await client.evaluations.create(createRunBody(opts, io.env));
+      const ids = caseIds(cases.map((c) => ({ id: c.id, task: c.request.task })));
+      cases.forEach((c, i) => (c.request = { ...c.request, run_id: run.id, case_id: ids[i], name: c.name }));
       // --wait: each case runs as a background job (same result; survives a server restart).
       const evaluateOne = (req: EvaluateRequest) => (opts.wait ? client.jobs.run('evaluate', req) : client.llm.evaluate(req));
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
-      if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
+      const finished = await finishAndRead(client, run.id, opts, ids.filter((_, i) => outcomes[i].error !== null));
+      const byId = new Map(finished.cases.map((c) => [c.case_id, c]));
+      outcomes.forEach((o, i) => (o.runCase = byId.get(ids[i]) ?? null));
+      if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date(), finished));
+      if (opts.markdown) await writeOutput(await resolveOutputTarget(opts.markdown), prCommentMarkdown(finished, consoleLink(opts.url, run.id)));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
       const view = errorViewOf(command);
-      return opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, view) : reportSingle(io, out, outcomes[0], opts, view);
+      const code = opts.batch !== undefined ? reportBatch(io, out, cases, outcomes, view, finished) : reportSingle(io, out, outcomes[0], opts, view);
+      if (opts.label !== undefined || opts.baseline !== undefined || opts.blessOnPass) reportRun(io, out, finished);
+      return code === ExitCode.OK ? exitCodeOfRun(finished.run) : code;
     });
   }));
 }
@@ -115,6 +152,8 @@ async function batchCases(opts: EvaluateOptions, io: Io): Promise<EvalCase[]> {
     }
     if (row.id !== undefined && typeof row.id !== 'string' && typeof row.id !== 'number') throw new UsageError(`${where}: "id" must be a string or a number`);
     if (row.id !== undefined && row.name !== undefined) throw new UsageError(`${where}: give "id" or its alias "name", not both`);
+    const given = row.id ?? row.name;
+    if (given !== undefined && (String(given).trim() === '' || String(given).length > 190)) throw new UsageError(`${where}: "id" must be 1 to 190 characters`);
     const task = row.task as string | undefined;
     if (task !== undefined && task.trim() === '') throw new UsageError(`${where}: "task" must not be blank (leave it out to evaluate without a task)`);
     const id = row.id !== undefined ? String(row.id) : (row.name as string | undefined);
@@ -147,7 +186,8 @@ async function evaluateCase(
   const started = performance.now();
   try {
     const result = await evaluateOne(c.request);
-    return { name: c.name, seconds: (performance.now() - started) / 1000, result, gateFailures: gateFailures(result, opts), error: null };
+    // The run's gate decides (it also fails a case an evaluator gave no result for).
+    return { name: c.name, seconds: (performance.now() - started) / 1000, result, gateFailures: result.gate_failures ?? gateFailures(result, opts), error: null };
   } catch (err) {
     const kind = err instanceof ApiError ? `http-${err.status}` : err instanceof Error ? err.name : 'error';
     const message = err instanceof ApiError ? err.detail : err instanceof Error ? err.message : String(err);
@@ -216,16 +256,22 @@ function renderResult(out: Output, r: EvaluateResponse, failures: string[], opts
   return lines.join('\n');
 }
 
-function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView): number {
+function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutcome & { cause?: unknown })[], view: ErrorView, finished: FinishedRun): number {
   const passed = outcomes.filter((o) => !o.error && o.gateFailures.length === 0).length;
   const gated = outcomes.filter((o) => !o.error && o.gateFailures.length > 0).length;
   const errored = outcomes.filter((o) => o.error);
   const firstError = errored[0];
   const exitCode = firstError ? exitCodeFor(firstError.cause) : gated > 0 ? ExitCode.BELOW_MIN_SCORE : ExitCode.OK;
-  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: exitCode };
+  const finalCode = exitCode === ExitCode.OK ? exitCodeOfRun(finished.run) : exitCode;
+  const summary = { cases: outcomes.length, passed, gate_failed: gated, errors: errored.length, exit_code: finalCode };
   const json = {
-    cases: outcomes.map((o, i) => ({ ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error })),
+    cases: outcomes.map((o, i) => ({
+      ...(cases[i].id === undefined ? {} : { id: cases[i].id }), name: o.name, result: o.result, gate_failures: o.gateFailures, error: o.error,
+      case_id: o.runCase?.case_id ?? null,
+    })),
     summary,
+    run: finished.run,
+    comparison: finished.comparison,
   };
   out.result(json, () => {
     const c = out.color;
@@ -244,4 +290,22 @@ function reportBatch(io: Io, out: Output, cases: EvalCase[], outcomes: (CaseOutc
   });
   for (const o of errored) printError(io, o.cause ?? new Error(o.error!.message), { ...view, subject: o.name });
   return exitCode;
+}
+
+/** The run's line on stderr: where to find it and how it compared (stdout stays the result). */
+function reportRun(io: Io, out: Output, finished: FinishedRun): void {
+  const { run, comparison } = finished;
+  const c = out.color;
+  const parts = [`run ${run.id}: ${run.status}`];
+  if (comparison) {
+    const k = comparison.counts;
+    parts.push(`vs baseline ${comparison.baseline.id}: ${k.regressed} regressed, ${k.improved} improved, ${k.unchanged} unchanged, ${k.new} new, ${k.missing} missing`);
+    const regressed = comparison.cases.filter((x) => x.change === 'regressed').map((x) => x.name);
+    if (regressed.length > 0) parts.push(`regressed: ${regressed.join(', ')}`);
+    const missing = comparison.cases.filter((x) => x.change === 'missing').map((x) => x.name);
+    if (missing.length > 0) parts.push(`missing: ${missing.join(', ')}`);
+  }
+  if (run.blessed) parts.push(`blessed as the baseline of ${run.label}`);
+  const line = parts.join('; ');
+  io.stderr.write(`${run.status === 'passed' ? c.green(line) : run.status === 'regressed' ? c.yellow(line) : c.red(line)}\n`);
 }

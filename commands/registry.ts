@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   health: () => import('./health.js'),
   version: () => import('./version.js'),
   evaluate: () => import('./evaluate.js'),
+  evaluations: () => import('./evaluations.js'),
   compose: () => import('./compose.js'),
   evolve: () => import('./evolve.js'),
   feedback: () => import('./feedback.js'),

@@ -21,7 +21,9 @@ Exit codes:
   3    not authenticated (401) or not allowed (403)
   4    not found (404)
   5    payment required (402), quota or rate limit reached (429)
-  100  evaluate: score below --min-score`;
+  100  evaluate: the gate failed (score below --min-score, a --fail-on-* gate, an
+       evaluator failure, a baseline case missing)
+  101  evaluate --baseline: the gate held but a case regressed against the baseline`;
 
 /** A local problem with what the user typed (flags, files, stdin). */
 export class UsageError extends Error {

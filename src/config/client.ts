@@ -1,3 +1,4 @@
+import { ciEnvironment, type CiEnvironment } from './ci-environment.js';
 import { str, type Env } from './env-readers.js';
 
 /** Settings of the CLI client (commands read these, never process.env). */
@@ -10,6 +11,8 @@ export interface ClientEnv {
   ci: boolean;
   /** GITHUB_STEP_SUMMARY: a file CI renders as the job's summary (`evaluate` appends Markdown). */
   stepSummary?: string | null;
+  /** The CI job's provider, commit and branch (`evaluate` records them in its run). */
+  ciRun?: CiEnvironment;
 }
 
 /**
@@ -30,5 +33,6 @@ export function loadClientEnv(env: Env = process.env): ClientEnv {
     noColor: (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false',
     ci: str(env, 'CI') !== null && env.CI !== 'false',
     stepSummary: str(env, 'GITHUB_STEP_SUMMARY'),
+    ciRun: ciEnvironment(env),
   };
 }

@@ -27,6 +27,8 @@ export type RetentionApplyInput = z.output<typeof RetentionApplyRequest>;
 
 export const RetentionApplyResponse = z.object({
   purged_count: z.number().int().min(0),
+  /** (+) Evaluation runs past the same retention (blessed baselines are kept); present when any went. */
+  evaluation_runs_purged: z.number().int().min(0).optional(),
   dry_run: z.boolean(),
 });
 export type RetentionApplyResponse = z.infer<typeof RetentionApplyResponse>;

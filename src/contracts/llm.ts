@@ -51,10 +51,9 @@ export const EvaluateResponse = z.object({
   failed_evaluators: z.number().int().min(0),
   /** (+) Echoed when the median was recorded against a pattern. */
   pattern_key: PatternKey.optional(),
-  /** (+) The evaluation run this case was recorded in, and the case's id there. */
+  /** (+) Echoed with a request's run_id: the run, the case's id there, and whether it passed the run's gate. */
   run_id: z.string().optional(),
   case_id: z.string().optional(),
-  /** (+) Whether the case passed its run's gate, and why not. */
   passed: z.boolean().optional(),
   gate_failures: z.array(z.string()).optional(),
 });

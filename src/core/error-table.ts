@@ -22,6 +22,8 @@ export const ExitCode = {
   LIMITED: 5,
   /** `evaluate`: the score is below --min-score. */
   BELOW_MIN_SCORE: 100,
+  /** `evaluate --baseline`: the gate held but a case got worse than in the baseline run. */
+  REGRESSED: 101,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

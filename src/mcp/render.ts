@@ -2,6 +2,7 @@ import { explainLine, tierPolicyLine } from '../core/recall-explain.js';
 import type {
   AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, FeedbackResponse,
 } from '../contracts/llm.js';
+import type { EvaluationRun, RunDetailResponse, RunListResponse } from '../contracts/evaluations.js';
 import type {
   DeletePatternResponse, LearnResponse, MetricsResponse, RecallResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
@@ -107,5 +108,29 @@ export function renderSkillsSearch(res: SkillsSearchResponse): string {
   shown.forEach((m, i) => {
     lines.push(`${i + 1}. ${m.pattern_key} [${m.skills.join(', ')}] · success ${m.pattern.success_score.toFixed(1)}`, `   task: ${oneLine(m.pattern.task)}`, codeBlock(m.pattern.code));
   });
+  return lines.join('\n');
+}
+
+function runLine(r: EvaluationRun): string {
+  const rate = r.summary.pass_rate === null ? '-' : `${Math.round(r.summary.pass_rate * 100)}%`;
+  const where = [r.label, r.git.branch, r.git.commit?.slice(0, 12)].filter((x) => x).join(' ');
+  const vs = r.comparison ? `; vs baseline: ${r.comparison.regressed} regressed, ${r.comparison.missing} missing, ${r.comparison.improved} improved` : '';
+  return `- ${r.id} ${r.created_at} ${r.status}${where ? ` (${where})` : ''}: ${r.summary.passed}/${r.summary.cases} passed (${rate})${r.blessed ? ', baseline' : ''}${vs}`;
+}
+
+export function renderEvaluationRuns(res: RunListResponse): string {
+  if (res.runs.length === 0) return 'no evaluation runs recorded';
+  return res.runs.map(runLine).join('\n');
+}
+
+export function renderEvaluationRun(res: RunDetailResponse): string {
+  const lines = [runLine(res.run).slice(2)];
+  for (const c of res.cases.slice(0, 20)) {
+    const score = c.median === null ? 'no score' : `median ${c.median}`;
+    const why = c.passed ? 'passed' : `failed: ${oneLine(c.gate_failures.join('; ') || (c.error ?? ''), 100)}`;
+    const feedback = c.evaluators.map((e) => e.feedback).find((f) => f.trim() !== '');
+    lines.push(`- ${oneLine(c.name, 60)}: ${score}, ${why}${feedback ? ` | ${oneLine(feedback, 120)}` : ''}`);
+  }
+  if (res.cases.length > 20) lines.push(`(${res.cases.length - 20} more cases)`);
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ServiceClient } from '../client/index.js';
 import { PatternKey } from '../contracts/common.js';
+import { RunDetailResponse, RunId, RunLabel, RunListResponse, RunStatus } from '../contracts/evaluations.js';
 import {
   AnalyzeFailuresRequest, AnalyzeFailuresResponse, ComposeRequest, ComposeResponse, EvaluateRequest, EvaluateResponse,
   FeedbackQuery, FeedbackResponse,
@@ -11,7 +12,8 @@ import {
 } from '../contracts/memory.js';
 import { ToolArgumentError } from './errors.js';
 import {
-  renderAnalyzeFailures, renderCompose, renderDelete, renderEvaluate, renderFeedback, renderLearn, renderMetrics,
+  renderAnalyzeFailures, renderCompose, renderDelete, renderEvaluate, renderEvaluationRun, renderEvaluationRuns, renderFeedback,
+  renderLearn, renderMetrics,
   renderRecall, renderSkillsRegister, renderSkillsSearch,
 } from './render.js';
 
@@ -55,6 +57,14 @@ const SkillsSearchInput = z.object({
   skills: z.array(z.string().max(100)).min(1).max(100),
   match_all: z.boolean().default(false),
 }).strict();
+
+const EvaluationRunsInput = z.object({
+  limit: z.number().int().min(1).max(20).default(5),
+  label: RunLabel.optional(),
+  status: RunStatus.optional(),
+}).strict();
+
+const EvaluationRunInput = z.object({ run_id: RunId }).strict();
 
 const RecallInput = RecallRequest.omit({ readonly: true }).extend({ mark_reused: z.boolean().default(false) });
 
@@ -230,6 +240,33 @@ export const TOOLS: readonly ToolDefinition[] = [
     hints: READ,
     run: (client, args) => client.skillsSearch(asBody(args)),
     render: renderSkillsSearch,
+  }),
+  define({
+    name: 'evaluation_runs',
+    title: 'Recent evaluation runs',
+    description:
+      'List the latest evaluation runs of this project (every evaluate is kept as a run): label, commit, status ' +
+      '(passed, regressed, failed), pass rate and how they compared with their baseline. Read it to see whether ' +
+      'recent changes made code worse.',
+    input: EvaluationRunsInput,
+    output: RunListResponse,
+    fields: { limit: 'runs to return (1-20)', label: 'only runs with this label, e.g. main', status: 'only runs with this status' },
+    hints: READ,
+    run: (client, args) => client.evaluations.list(asBody(args)),
+    render: renderEvaluationRuns,
+  }),
+  define({
+    name: 'evaluation_run',
+    title: 'One evaluation run',
+    description:
+      'Read one evaluation run with its cases: each case\'s task, median score, whether it passed and the judges\' ' +
+      'feedback. Use a run_id from evaluation_runs or from an evaluate result.',
+    input: EvaluationRunInput,
+    output: RunDetailResponse,
+    fields: { run_id: 'the run to read' },
+    hints: READ,
+    run: (client, args) => client.evaluations.get(asBody<{ run_id: string }>(args).run_id),
+    render: renderEvaluationRun,
   }),
 ];
 

@@ -5,6 +5,7 @@ import type {
 import type { Scope } from '../core/types.js';
 import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
+import { purgeExpiredRuns } from './evaluation-runs.js';
 
 /**
  * Retention (docs/behavior.md "Governance"): a pattern's expires_at → project retention_days
@@ -75,11 +76,17 @@ export async function applyRetention(
     }
   }
 
+  // Evaluation runs follow the same policy from their creation; a label's baseline stays.
+  const runsPurged = await purgeExpiredRuns(deps, scope, policy.retention_days, now, input.dry_run);
+  // Named only when runs went, so answers of stores without runs keep their shape.
+  const runsField = runsPurged > 0 ? { evaluation_runs_purged: runsPurged } : {};
+
   await writeAudit(deps, RetentionAuditKind.applied, scope, ctx, {
     purged_count: purged,
+    ...runsField,
     dry_run: input.dry_run,
     retention_days: policy.retention_days,
     source: policy.source,
   });
-  return { purged_count: purged, dry_run: input.dry_run };
+  return { purged_count: purged, ...runsField, dry_run: input.dry_run };
 }
