@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { consoleLink } from '../../commands/evaluate-run.js';
 import { CONSOLE_COMPARE, CONSOLE_EVALUATIONS, consoleEvaluationHash, consoleEvaluationPath } from '../../src/core/vocabulary.js';
 
 /**
@@ -17,5 +18,9 @@ describe('console links to an evaluation run', () => {
     const hash = consoleEvaluationHash('0k3x9q2m7c4v8b1n5z', 'pr-42/head@x+y:z');
     expect(hash.slice(2).split('/').map(decodeURIComponent)).toEqual(consoleEvaluationPath('0k3x9q2m7c4v8b1n5z', 'pr-42/head@x+y:z'));
     expect(consoleEvaluationPath('0k3x9q2m7c4v8b1n5z', 'main')).toEqual([CONSOLE_EVALUATIONS, '0k3x9q2m7c4v8b1n5z', CONSOLE_COMPARE, 'main']);
+  });
+
+  it("is what a run's Markdown comment links to", () => {
+    expect(consoleLink('http://127.0.0.1:8000/', '0k3x9q2m7c4v8b1n5z')).toBe('http://127.0.0.1:8000/console#/evaluations/0k3x9q2m7c4v8b1n5z');
   });
 });
