@@ -1,19 +1,22 @@
 /**
  * The console's Evaluations screens end to end: a real `service serve` (dev mode, JSON storage)
- * whose judges are the fake LLM server behind the real OpenAI client, three evaluation runs
- * recorded through the API as CI would (a blessed baseline, a run that regresses one case, adds
- * one and drops one, and a single evaluation that is a run of its own), driven by Debian's
- * headless Chromium. Every wait is on a condition, never a sleep.
+ * whose judges are the fake LLM server behind the real OpenAI client, and three evaluation runs
+ * as CI records them: a baseline through the API (blessed), the next run through the CLI
+ * (`service evaluate --batch --baseline main --markdown`: one case gets worse, one is new, one
+ * went missing), and a single evaluation, which is a run of its own. Driven by Debian's
+ * headless Chromium; every wait is on a condition, never a sleep.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathOf, routes } from '../../src/contracts/routes.js';
+import { ExitCode } from '../../src/core/error-table.js';
 import { consoleEvaluationHash } from '../../src/core/vocabulary.js';
 import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
 import { scores } from '../llm/helpers.js';
 import { launchChromium, requireChromium } from '../support/chromium.js';
+import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
 import { fakeProviderEnv } from '../support/llm-server.js';
 import { startServer, type ServerHandle } from '../support/server.js';
@@ -25,10 +28,13 @@ const BROKEN = 'BROKEN';
 const LOW_FEEDBACK = 'Crashes on an empty input file.';
 const HIGH_FEEDBACK = 'Clear, handles empty input, well tested.';
 
-const CSV = { case_id: 'csv-totals', name: 'CSV totals per customer', task: 'Parse a CSV file of orders and total the amount per customer' };
-const RESIZE = { case_id: 'png-resize', name: 'Resize PNG images', task: 'Resize every PNG image in a folder to a maximum width of 800 pixels' };
-const SLACK = { case_id: 'slack-alert', name: 'Slack alert on failed backup', task: 'Send a Slack message when the nightly backup job fails' };
-const MARKDOWN = { case_id: 'markdown-toc', name: 'Markdown to HTML with a TOC', task: 'Convert a Markdown README into HTML with a table of contents' };
+// A case's id is also its name in reports (the CLI names a batch line by its `id`).
+const CSV = { id: 'csv-totals-per-customer', task: 'Parse a CSV file of orders and total the amount per customer' };
+const RESIZE = { id: 'resize-png-images', task: 'Resize every PNG image in a folder to a maximum width of 800 pixels' };
+const SLACK = { id: 'slack-alert-on-failed-backup', task: 'Send a Slack message when the nightly backup job fails' };
+const MARKDOWN = { id: 'markdown-to-html-with-toc', task: 'Convert a Markdown README into HTML with a table of contents' };
+
+const SINGLE_TASK = 'Reverse a string';
 
 const codeFor = (task: string, broken = false) =>
   `import csv\n\ndef run(path):\n    # ${task}\n    ${broken ? `raise ValueError("${BROKEN}")` : 'with open(path) as f:\n        return [row for row in csv.reader(f)]'}\n`;
@@ -42,7 +48,8 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
   let browser: Browser;
   let baseline: Run;
   let next: Run;
-  let single: { run_id: string };
+  let single: Run;
+  let comment: string;
   const browserErrors: string[] = [];
 
   const post = async <T>(path: string, body: unknown): Promise<T> => {
@@ -52,19 +59,17 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
     return JSON.parse(text) as T;
   };
 
-  /** A CI run as `service evaluate --batch` records it: create, one evaluation per case, finish. */
+  /** A CI run recorded through the API, as `service evaluate --batch` does: create, one evaluation per case, finish. */
   async function recordRun(
     run: { label: string; commit: string; branch: string },
-    cases: { case_id: string; name: string; task: string; broken?: boolean }[],
+    cases: { id: string; task: string }[],
     finish: Record<string, unknown>,
   ): Promise<Run> {
     const created = await post<Run>(pathOf(routes.createEvaluation), {
       label: run.label, git: { commit: run.commit, branch: run.branch }, ci_provider: 'github-actions', num_evals: 3, gate: { min_score: 5 },
     });
     for (const c of cases) {
-      await post(pathOf(routes.evaluate), {
-        run_id: created.id, case_id: c.case_id, name: c.name, task: c.task, code: codeFor(c.task, c.broken), output: 'ok: 3 rows', num_evals: 3,
-      });
+      await post(pathOf(routes.evaluate), { run_id: created.id, case_id: c.id, name: c.id, task: c.task, code: codeFor(c.task), output: 'ok: 3 rows', num_evals: 3 });
     }
     return (await post<{ run: Run }>(pathOf(routes.finishEvaluation, { id: created.id }), finish)).run;
   }
@@ -98,14 +103,23 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       env: { ...fakeProviderEnv(fake, 'provider_a'), SERVICE_AUTH_MODE: 'dev', SERVICE_ALLOW_NO_AUTH: 'true' },
     });
     baseline = await recordRun({ label: 'main', commit: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', branch: 'main' }, [CSV, RESIZE, SLACK], { bless_on_pass: true });
-    next = await recordRun(
-      { label: 'main', commit: 'b2c3d4e5f60718293a4b5c6d7e8f901234567890', branch: 'feature/faster-csv' },
-      // The case that gets worse is evaluated second: the run's page still shows it first.
-      [RESIZE, { ...CSV, broken: true }, MARKDOWN],
-      { baseline: 'main' },
-    );
+    // The next CI run through the CLI: one case gets worse, one is new, one went missing.
+    const cases = join(dir.path, 'cases.jsonl');
+    // The case that gets worse is evaluated second: the run's page still shows it first.
+    const lines = [RESIZE, { ...CSV, broken: true }, MARKDOWN].map((c) => JSON.stringify({ id: c.id, task: c.task, code: codeFor(c.task, 'broken' in c), output: 'ok: 3 rows' }));
+    await writeFile(cases, lines.join('\n') + '\n');
+    const cli = await runCli([
+      'evaluate', '--batch', cases, '--num-evals', '3', '--min-score', '5', '--label', 'main', '--baseline', 'main', '--concurrency', '1',
+      '--git-commit', 'b2c3d4e5f60718293a4b5c6d7e8f901234567890', '--git-branch', 'feature/faster-csv', '--ci-provider', 'github-actions',
+      '--markdown', join(dir.path, 'comment.md'),
+    ], { env: { SERVICE_URL: server.url } });
+    expect(cli.code, cli.stderr).toBe(ExitCode.BELOW_MIN_SCORE); // a baseline case is missing
+    comment = await readFile(join(dir.path, 'comment.md'), 'utf8');
+    const listed = await (await fetch(`${server.url}${pathOf(routes.listEvaluations)}?label=main`)).json() as { runs: Run[] };
+    next = listed.runs[0];
     // A single synchronous evaluation, no run asked for: a run of one case.
-    single = await post<{ run_id: string }>(pathOf(routes.evaluate), { task: 'Reverse a string', code: 'def run(s):\n    return s[::-1]\n', num_evals: 3 });
+    await post(pathOf(routes.evaluate), { task: SINGLE_TASK, code: 'def run(s):\n    return s[::-1]\n', num_evals: 3 });
+    single = (await (await fetch(`${server.url}${pathOf(routes.listEvaluations)}`)).json() as { runs: Run[] }).runs[0];
     browser = await launchChromium();
   }, 180_000);
 
@@ -126,7 +140,7 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       const rows = table.getByRole('row');
       expect(await rows.count()).toBe(1 + 3);
       // Newest first: the single evaluation, the regressed run, the baseline.
-      expect(await rows.nth(1).getByRole('link').first().getAttribute('href')).toBe(consoleEvaluationHash(single.run_id));
+      expect(await rows.nth(1).getByRole('link').first().getAttribute('href')).toBe(consoleEvaluationHash(single.id));
       const second = await rows.nth(2).textContent();
       expect(second).toContain('main');
       expect(second).toContain('b2c3d4e5f607');
@@ -140,6 +154,7 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       expect(third).toContain('baseline'); // blessed
       expect(third).toContain('100.0%');
       await shot(page, 'evaluation-runs');
+      expect([baseline.id, next.id]).not.toContain(single.id);
 
       await page.getByLabel('Status').selectOption('failed');
       await page.getByRole('button', { name: 'Apply filter' }).click();
@@ -166,14 +181,14 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       const cases = page.getByRole('article', { name: /^Case / });
       await cases.nth(2).waitFor();
       expect(await cases.count()).toBe(3);
-      const first = page.getByRole('article', { name: `Case ${CSV.name}` });
-      expect(await cases.first().getAttribute('aria-label')).toBe(`Case ${CSV.name}`);
+      const first = page.getByRole('article', { name: `Case ${CSV.id}` });
+      expect(await cases.first().getAttribute('aria-label')).toBe(`Case ${CSV.id}`);
       expect(await first.textContent()).toContain(CSV.task);
       expect(await first.textContent()).toContain('failed');
       await first.locator('pre.code .tok-keyword', { hasText: 'def' }).first().waitFor();
-      expect(await first.getByLabel(`Code of case ${CSV.name}`).textContent()).toContain(BROKEN);
-      expect(await first.getByLabel(`Output of case ${CSV.name}`).textContent()).toBe('ok: 3 rows');
-      const judges = first.getByRole('table', { name: `Judges of ${CSV.name}` });
+      expect(await first.getByLabel(`Code of case ${CSV.id}`).textContent()).toContain(BROKEN);
+      expect(await first.getByLabel(`Output of case ${CSV.id}`).textContent()).toBe('ok: 3 rows');
+      const judges = first.getByRole('table', { name: `Judges of ${CSV.id}` });
       expect(await judges.getByRole('row').count()).toBe(1 + 3);
       expect(await judges.getByRole('row').filter({ hasText: LOW_FEEDBACK }).count()).toBe(3);
       const facts = await page.locator('.facts').first().textContent();
@@ -199,15 +214,15 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       const cells = [];
       for (let i = 1; i <= 4; i++) cells.push(await rows.nth(i).getByRole('cell').allTextContents());
       // Change, case, baseline median, median, delta, baseline verdict, this run's verdict.
-      expect(cells[0]).toEqual(['regressed', CSV.name, '8.50', '3', '-5.50', 'passed', 'failed']);
-      expect(cells.slice(1).map((row) => row.slice(0, 2))).toEqual([['missing', SLACK.name], ['new', MARKDOWN.name], ['unchanged', RESIZE.name]]);
+      expect(cells[0]).toEqual(['regressed', CSV.id, '8.50', '3', '-5.50', 'passed', 'failed']);
+      expect(cells.slice(1).map((row) => row.slice(0, 2))).toEqual([['missing', SLACK.id], ['new', MARKDOWN.id], ['unchanged', RESIZE.id]]);
       expect(await page.getByLabel('Comparison summary').textContent()).toContain('1 regressed');
 
       // The regressed case is open, both runs' judges side by side.
       const regressed = page.locator('details.change-regressed');
       expect(await regressed.getAttribute('open')).not.toBeNull();
-      await regressed.getByRole('region', { name: `Baseline: ${CSV.name}` }).getByText(HIGH_FEEDBACK).first().waitFor();
-      await regressed.getByRole('region', { name: `This run: ${CSV.name}` }).getByText(LOW_FEEDBACK).first().waitFor();
+      await regressed.getByRole('region', { name: `Baseline: ${CSV.id}` }).getByText(HIGH_FEEDBACK).first().waitFor();
+      await regressed.getByRole('region', { name: `This run: ${CSV.id}` }).getByText(LOW_FEEDBACK).first().waitFor();
       await shot(page, 'evaluation-compare');
 
       // Another noise margin is another link, answered by the server.
@@ -238,6 +253,33 @@ describe('console: evaluation runs in headless Chromium', { timeout: 120_000 }, 
       } finally {
         await context.close();
       }
+    }
+  });
+
+  it('a single evaluation is a run of one case, with its task and judges', async () => {
+    const { context, page } = await open(consoleEvaluationHash(single.id));
+    try {
+      const only = page.getByRole('article', { name: /^Case / });
+      await only.waitFor();
+      expect(await only.textContent()).toContain(SINGLE_TASK);
+      expect(await only.getByRole('table').getByRole('row').count()).toBe(1 + 3);
+      expect(await page.locator('.facts').first().textContent()).toContain('1 (1 passed, 0 failed)');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the link in the run's Markdown comment (service evaluate --markdown) opens the run in the console", async () => {
+    const link = comment.match(/\[Run `[0-9a-z]+` in the console\]\((\S+)\)/)?.[1] ?? '';
+    expect(link).toBe(`${server.url}${pathOf(routes.consolePage)}${consoleEvaluationHash(next.id)}`);
+    const { context, page } = await open('');
+    try {
+      await page.goto(link);
+      await page.getByRole('heading', { level: 1, name: 'Evaluation run' }).waitFor();
+      expect(await page.locator('.facts').first().textContent()).toContain(next.id);
+      expect(await page.getByRole('article', { name: /^Case / }).count()).toBe(3);
+    } finally {
+      await context.close();
     }
   });
 
