@@ -9,6 +9,7 @@ import { computeRollup } from '../../src/core/roi.js';
 import type { Scope } from '../../src/core/types.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { angled, at, audit, cluster, collect, ids, makePattern, pid, roi, SCOPE_A, SCOPE_B, SCOPE_C, vec } from './storage.contract.fixtures.js';
+import { makeCase, makeRun, runId } from './storage.contract.evaluation-runs.js';
 
 const OPTS = { at: at(10_000), keepRunningOperations: ['governance_delete'] };
 let jobCounter = 0;
@@ -29,6 +30,8 @@ export async function populateScope(storage: Storage, scope: Scope, base: number
   await storage.projects.setProjectRetention(scope, 30, at(base));
   await storage.audit.append(audit(base, { ...scope, detail: { secret_ish: 'detail of ' + scope.project_id } }));
   if (storage.jobs) await storage.jobs.enqueue(scope, { job_id: jobId(), operation: 'aging', payload: { n: base }, created_at: at(base) });
+  await storage.evaluationRuns.putRuns(scope, [makeRun(base + 1)]);
+  await storage.evaluationRuns.putCase(scope, runId(base + 1), makeCase(`case-${base}`));
 }
 
 /** Everything the port shows of a scope, comparable with toEqual. */
@@ -47,6 +50,8 @@ export async function scopeView(storage: Storage, scope: Scope) {
     retention: await storage.projects.getRetention(scope),
     jobs: storage.jobs ? (await storage.jobs.list(scope, { limit: 100 })).map((j) => j.job_id) : [],
     audit: (await storage.audit.list({ tenant_id: scope.tenant_id, limit: 1000 })).filter((e) => e.project_id === scope.project_id),
+    evaluationRuns: await storage.evaluationRuns.listRuns(scope, { limit: 100 }),
+    evaluationCases: await Promise.all((await storage.evaluationRuns.listRuns(scope, { limit: 100 })).map((r) => storage.evaluationRuns.listCases(scope, r.id))),
   };
 }
 
@@ -60,6 +65,8 @@ function expectEmpty(view: Awaited<ReturnType<typeof scopeView>>, tenantRetentio
   expect(view.rollup).toBeNull();
   expect(view.retention).toEqual({ project_days: null, tenant_days: tenantRetention });
   expect(view.jobs).toEqual([]);
+  expect(view.evaluationRuns).toEqual([]);
+  expect(view.evaluationCases).toEqual([]);
   // Audit events stay with kind and time, without detail or ip.
   expect(view.audit.length).toBeGreaterThan(0);
   for (const e of view.audit) {

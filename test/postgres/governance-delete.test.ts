@@ -22,7 +22,7 @@ const OPTS = { at: '2026-01-01T00:00:00.000Z', keepRunningOperations: ['governan
 /** Every table with tenant-scoped rows that must be empty for a deleted target. */
 const DATA_TABLES = [
   'patterns', 'eval_observations', 'pattern_skills', 'feedback_clusters', 'metrics_counters', 'roi_events',
-  'analytics_rollups', 'pattern_counts', 'jobs',
+  'analytics_rollups', 'pattern_counts', 'jobs', 'evaluation_runs', 'evaluation_cases',
 ];
 
 describe.skipIf(!hasPg)('PostgreSQL governance deletion, table by table', () => {
