@@ -2,7 +2,9 @@ import type { ClientEnv } from '../src/config/client.js';
 import type {
   CompareResponse, CreateRunRequest, EvaluationRun, FinishRunResponse, RunCase, ServiceClient,
 } from '../src/client/index.js';
+import { routes } from '../src/contracts/routes.js';
 import { defaultCaseId } from '../src/core/evaluation-runs.js';
+import { consoleEvaluationHash } from '../src/core/vocabulary.js';
 import { ExitCode } from './shared/exit-codes.js';
 
 /**
@@ -88,7 +90,7 @@ export function exitCodeOfRun(run: EvaluationRun): ExitCode {
   return ExitCode.OK;
 }
 
-/** The console page of a run, on the server the CLI talks to. */
+/** The console page of a run, on the server the CLI talks to (the route the console's router serves). */
 export function consoleLink(serverUrl: string, runId: string): string {
-  return `${serverUrl.replace(/\/+$/, '')}/console#/evaluations/${encodeURIComponent(runId)}`;
+  return `${serverUrl.replace(/\/+$/, '')}${routes.consolePage.path}${consoleEvaluationHash(runId)}`;
 }

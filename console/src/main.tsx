@@ -3,9 +3,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { probeAbilities, type Abilities } from './abilities.js';
 import { ApiError, client, session } from './api.js';
 import { href, useRoute, type Route } from './router.js';
-import { ID_CHARS } from '../../src/core/vocabulary.js';
+import { CONSOLE_COMPARE, CONSOLE_EVALUATIONS, ID_CHARS } from '../../src/core/vocabulary.js';
 import { ActivityScreen } from './screens/activity.js';
 import { EvaluationsScreen } from './screens/evaluations.js';
+import { EvaluationRunScreen } from './screens/evaluation-run.js';
+import { EvaluationCompareScreen } from './screens/evaluation-compare.js';
 import { OperationsScreen } from './screens/operations.js';
 import { PatternScreen } from './screens/pattern.js';
 import { PatternsScreen } from './screens/patterns.js';
@@ -79,8 +81,13 @@ function Screen({ route, can }: { route: Route; can: Abilities }) {
       return <><h1>Pattern</h1><PatternScreen patternKey={second ?? ''} can={can} /></>;
     case 'recall':
       return <><h1>Recall debugger</h1><RecallScreen route={route} /></>;
-    case 'evaluations':
-      return <><h1>Evaluations</h1><EvaluationsScreen /></>;
+    case CONSOLE_EVALUATIONS:
+      // The run and comparison routes are the ones a run's Markdown comment links to (consoleEvaluationPath).
+      if (second && route.path[2] === CONSOLE_COMPARE && route.path[3]) {
+        return <><h1>Compare evaluation runs</h1><EvaluationCompareScreen runId={second} baselineId={route.path[3]} margin={route.query.get('regression_delta')} /></>;
+      }
+      if (second) return <><h1>Evaluation run</h1><EvaluationRunScreen runId={second} /></>;
+      return <><h1>Evaluations</h1><EvaluationsScreen route={route} /></>;
     case 'activity':
       return <><h1>Activity and value</h1><ActivityScreen can={can} /></>;
     case 'operations':

@@ -26,3 +26,9 @@ export { CLASSIFICATIONS, JOB_STATUSES, ROLES, ROLLUP_WINDOWS, SOURCES } from '.
 // The recall shapes (`score`, `explain`, `tier_policy`) and the pattern list, from the contracts too.
 export type { RecallExplain as Explain, TierPolicy, RecallMatch, RecallResponse, RecallGetQuery } from '../../src/contracts/memory.js';
 export type { PatternSummary, PatternListResponse as PatternList, PatternListQuery } from '../../src/contracts/patterns.js';
+
+// Evaluation runs (+): runs with their cases, and a run compared with a baseline.
+export type {
+  EvaluationRun, RunCase, RunListQuery, RunListResponse, RunDetailResponse, CompareResponse, CaseComparison, CaseChange, RunStatus,
+} from '../../src/contracts/evaluations.js';
+export { CONSOLE_EVALUATIONS, RUN_STATUSES, consoleEvaluationPath } from '../../src/core/vocabulary.js';

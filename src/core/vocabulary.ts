@@ -31,6 +31,27 @@ export const MAX_RETENTION_DAYS = 36_500;
 
 /** (+) Most recalls in one POST /v1/recall/batch: 1,000 tasks are 10 requests. */
 export const RECALL_BATCH_MAX = 100;
+
+/**
+ * (+) The web console's routes of an evaluation run, as path segments after `/console#/`: the
+ * run (`evaluations/<id>`) and its comparison with a baseline run
+ * (`evaluations/<id>/compare/<baseline id>`). The console's router serves them and a run's
+ * Markdown comment links to them (consoleEvaluationHash), so the two cannot drift apart.
+ */
+export const CONSOLE_EVALUATIONS = 'evaluations';
+export const CONSOLE_COMPARE = 'compare';
+export function consoleEvaluationPath(runId: string, baselineId?: string | null): string[] {
+  return baselineId ? [CONSOLE_EVALUATIONS, runId, CONSOLE_COMPARE, baselineId] : [CONSOLE_EVALUATIONS, runId];
+}
+
+/**
+ * (+) The hash of a run's console page (`#/evaluations/<id>`, each segment URL-encoded): a link
+ * is the server's URL, the console's path (the route table's `consolePage`) and this.
+ */
+export function consoleEvaluationHash(runId: string, baselineId?: string | null): string {
+  return `#/${consoleEvaluationPath(runId, baselineId).map(encodeURIComponent).join('/')}`;
+}
+
 /**
  * Tenant, project and pattern ids: path-safe, 1-64 letters, digits, `_` or `-`. Our own ids
  * are lower-case base36; the reference system's (`3f2a9c1b_1731000000000_aB3-xY`) also use

@@ -242,18 +242,22 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     }
   });
 
-  it('shows evaluation runs failures first with each evaluator, and activity charts from the events', async () => {
+  it('shows background evaluations as runs with each evaluator, recurring feedback, and activity charts from the events', async () => {
     const { context, page } = await signedIn(admin.secret);
     try {
+      // The three background evaluations are kept as runs of one case each, newest first
+      // (test/console/evaluations.e2e.test.ts drives the runs, cases and comparison screens).
       await page.goto(`${server.url}/console#/evaluations`);
-      const runs = page.getByRole('article', { name: /^Evaluation / });
-      await runs.nth(2).waitFor();
-      const run = runs.first();
-      expect(await run.textContent()).toContain('median 4');
-      expect(await runs.nth(2).textContent()).toContain('median 9');
-      expect(await runs.nth(2).textContent()).not.toContain('Failure');
-      expect(await run.textContent()).toContain('Failure: median 4 < 5');
-      expect(await run.getByRole('row').count()).toBe(4); // header + three evaluators
+      const runs = page.getByRole('table', { name: 'Evaluation runs, newest first' }).getByRole('row');
+      await runs.nth(3).waitFor();
+      expect(await runs.count()).toBe(1 + 3);
+      await runs.nth(3).getByRole('link').first().click();
+      const evaluated = page.getByRole('article', { name: /^Case / });
+      await evaluated.waitFor();
+      expect(await evaluated.textContent()).toContain('median 4');
+      expect(await evaluated.textContent()).toContain(SEEDED[0].task);
+      expect(await evaluated.getByRole('table').getByRole('row').count()).toBe(4); // header + three evaluators
+      await page.goto(`${server.url}/console#/evaluations`);
       const clusters = page.getByRole('table', { name: 'Recurring feedback, most important first' });
       await clusters.getByRole('row').filter({ hasText: 'Handle an empty input file instead of crashing.' }).getByRole('cell', { name: '2', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Run analyze-failures' }).click();

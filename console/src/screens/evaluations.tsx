@@ -1,50 +1,79 @@
 import { useState } from 'preact/hooks';
-import { client, routes } from '../api.js';
-import type { EvaluateResponse, JobRecord } from '../types.js';
-import { ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
+import { client, filled, routes } from '../api.js';
+import { href, navigate, type Route } from '../router.js';
+import { CONSOLE_EVALUATIONS, RUN_STATUSES, consoleEvaluationPath, type EvaluationRun, type RunListQuery } from '../types.js';
+import { ErrorBox, Loading, Section, fmtDate, fmtNumber, fmtPercent, useAction, useLoad } from '../ui.js';
+import { Badge, Commit, fmtCost } from './evaluation-parts.js';
 
-interface Run {
-  job: JobRecord;
-  result: EvaluateResponse | null;
-  reasons: string[];
-}
+const FILTERS = ['label', 'branch', 'status'] as const;
+type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
-/** Why a run counts as a failure: median below the chosen score, adversarial, high variance, or the job failed. */
-function classify(job: JobRecord, below: number): Run {
-  const result = job.status === 'completed' ? (job.result as EvaluateResponse | null) : null;
-  const reasons: string[] = [];
-  if (job.status === 'failed') reasons.push('job failed');
-  if (result) {
-    if (result.median_score < below) reasons.push(`median ${fmtNumber(result.median_score)} < ${below}`);
-    if (result.adversarial_detected) reasons.push('adversarial');
-    if (result.high_variance) reasons.push('high variance');
+function filterOf(route: Route): Filter {
+  const filter: Filter = {};
+  for (const name of FILTERS) {
+    const value = route.query.get(name);
+    if (value) filter[name] = value;
   }
-  return { job, result, reasons };
+  return filter;
 }
 
-export function EvaluationsScreen() {
-  const [below, setBelow] = useState(5);
-  const jobs = useLoad(() => client.jobs.list({ limit: 100 }), []);
+/**
+ * Every evaluation run, newest first, a page at a time (GET /v1/evaluations, keyset paging):
+ * single evaluations, batches and background jobs alike. Filters and the page are in the link.
+ */
+export function EvaluationsScreen({ route }: { route: Route }) {
+  const filter = filterOf(route);
+  const cursor = route.query.get('cursor') ?? undefined;
+  // Text from the URL: the server checks each value (422 naming the field).
+  const runs = useLoad(
+    () => client.evaluations.list({ ...(filled(filter) as RunListQuery), limit: 20, cursor }),
+    [route.query.toString()],
+  );
   const feedback = useLoad(() => client.llm.feedback({ limit: 50 }), []);
-  const runs = (jobs.data?.jobs ?? [])
-    .filter((j) => j.operation === 'evaluate')
-    .map((j) => classify(j, below))
-    .sort((a, b) => Number(b.reasons.length > 0) - Number(a.reasons.length > 0));
   // The API orders recurring feedback by importance (weight × times), which is the order kept here.
   const clusters = feedback.data?.feedback ?? [];
+  const page = (extra: Record<string, string | undefined>) => href([CONSOLE_EVALUATIONS], { ...filter, ...extra });
+
+  const onFilter = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const next: Record<string, string | undefined> = {};
+    for (const name of FILTERS) next[name] = (form.get(name) as string).trim() || undefined;
+    navigate([CONSOLE_EVALUATIONS], next);
+  };
 
   return (
     <>
       <Section title="Evaluation runs" id="runs-title">
-        <p class="muted">Evaluations run as background jobs (<code>Prefer: respond-async</code>, <code>service evaluate --async</code>); failures first.</p>
-        <label>
-          Count a run as failed when its median is below
-          <input type="number" min="0" max="10" step="0.5" value={below} onInput={(e) => setBelow(Number(e.currentTarget.value) || 0)} />
-        </label>
-        <ErrorBox error={jobs.error} />
-        {jobs.loading && <Loading what="evaluation runs" />}
-        {jobs.data && runs.length === 0 && <p class="muted">No evaluation job among the last 100 jobs.</p>}
-        {runs.map((run) => <RunCard key={run.job.job_id} run={run} />)}
+        <p class="muted">
+          Every evaluation is kept as a run: a single <code>service evaluate</code> (a run of one case), a <code>--batch</code>, a
+          background job. Newest first; open a run for its cases, or compare it with a baseline.
+        </p>
+        <form class="filters" onSubmit={onFilter} aria-label="Filter runs">
+          <label>
+            Label
+            <input name="label" value={filter.label ?? ''} placeholder="main" />
+          </label>
+          <label>
+            Branch
+            <input name="branch" value={filter.branch ?? ''} />
+          </label>
+          <label>
+            Status
+            <select name="status" value={filter.status ?? ''}>
+              <option value="">any</option>
+              {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            </select>
+          </label>
+          <button type="submit">Apply filter</button>
+        </form>
+        <ErrorBox error={runs.error} />
+        {runs.loading && <Loading what="evaluation runs" />}
+        {runs.data && <RunTable runs={runs.data.runs} />}
+        <nav class="row" aria-label="Pages">
+          {cursor && <a href={page({ cursor: undefined })}>First page</a>}
+          {runs.data?.next_cursor && <a href={page({ cursor: runs.data.next_cursor })}>Next page</a>}
+        </nav>
       </Section>
       <Section title="Feedback clusters" id="feedback-title">
         <p class="muted">Feedback sentences that recur across evaluations (GET {routes.feedback.path}); weight fades with age.</p>
@@ -72,34 +101,37 @@ export function EvaluationsScreen() {
   );
 }
 
-function RunCard({ run }: { run: Run }) {
-  const { job, result, reasons } = run;
+function RunTable({ runs }: { runs: EvaluationRun[] }) {
+  if (runs.length === 0) return <p class="muted">No evaluation run matches this filter.</p>;
   return (
-    <article class={`run ${reasons.length ? 'failing' : ''}`} aria-label={`Evaluation ${job.job_id}`}>
-      <h3>
-        {result ? `median ${fmtNumber(result.median_score)}` : job.status} <span class="muted">· {fmtDate(job.created_at)} · job {job.job_id.slice(0, 8)}</span>
-      </h3>
-      {reasons.length > 0 && <p><strong>Failure:</strong> {reasons.join(', ')}</p>}
-      {job.error && <p class="error">{job.error}</p>}
-      {result && (
-        <>
-          <p>{result.feedback}</p>
-          <div class="table-wrap">
-            <table>
-              <thead><tr><th scope="col">Evaluator</th><th scope="col">Overall</th><th scope="col">Task</th><th scope="col">Quality</th><th scope="col">Workspace</th><th scope="col">Robustness</th><th scope="col">Hard-coded</th><th scope="col">Feedback</th></tr></thead>
-              <tbody>
-                {result.scores.map((s, i) => (
-                  <tr key={i}>
-                    <td>{i + 1}</td><td>{fmtNumber(s.overall)}</td><td>{fmtNumber(s.task_alignment)}</td><td>{fmtNumber(s.code_quality)}</td>
-                    <td>{fmtNumber(s.workspace_usage)}</td><td>{fmtNumber(s.robustness)}</td><td>{s.hardcoded ? 'yes' : 'no'}</td><td>{s.feedback}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </>
-      )}
-    </article>
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">Evaluation runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th><th scope="col">Label</th><th scope="col">Commit</th><th scope="col">Status</th><th scope="col">Pass rate</th>
+            <th scope="col">Cases</th><th scope="col">Cost</th><th scope="col">Cache hits</th><th scope="col">Baseline</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.id}>
+              <td><a href={href(consoleEvaluationPath(run.id))}>{fmtDate(run.created_at)}</a><div class="muted"><code>{run.id}</code></div></td>
+              <td>{run.label ?? <span class="muted">—</span>}{run.blessed && <> <Badge kind="passed">baseline</Badge></>}</td>
+              <td><Commit sha={run.git.commit} />{run.git.branch && <div class="muted">{run.git.branch}</div>}</td>
+              <td><Badge kind={run.status} /></td>
+              <td>{fmtPercent(run.summary.pass_rate)}</td>
+              <td>{run.summary.passed}/{run.summary.cases}{run.summary.flaky > 0 && <span class="muted"> · {run.summary.flaky} flaky</span>}</td>
+              <td>{fmtCost(run.summary.cost_usd)}</td>
+              <td>{run.summary.cache_hits + run.summary.cache_misses === 0 ? '—' : `${run.summary.cache_hits}/${run.summary.cache_hits + run.summary.cache_misses}`}</td>
+              <td>
+                {run.baseline_id ? <a href={href(consoleEvaluationPath(run.id, run.baseline_id))}>compare</a> : <span class="muted">—</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
