@@ -1,0 +1,177 @@
+import { centeredCosine } from './hybrid.js';
+import type { OutcomeEvidence, QuantisedVector } from './outcome-types.js';
+
+/**
+ * Ranking that remembers (docs/behavior.md "Outcome ranking"), the pure part: from the
+ * outcomes reported for recall's candidates, each candidate's adjustment to its score, the
+ * lessons it carries, and whether it may still be a `duplicate`. No I/O: the service hands
+ * over the query's analysis and each candidate's evidence (newest first).
+ *
+ * - A failure counts only near the query that failed: δ · max over the pattern's failures of
+ *   max(0, (c − τ)/(1 − τ)), c the centred cosine of the new query and the failing one. A
+ *   pattern that was right for its own problem and failed for a lookalike's wording is not
+ *   lowered for its own problem's asks.
+ * - The same normalised wording asked before: the newest outcome for it moves the pattern
+ *   strongly down (failed) or up (passed). Successes on other wordings raise nothing: a
+ *   pattern that passes on its own problem would otherwise climb for its lookalikes too.
+ */
+
+/** The lab's defaults: the local failure penalty's weight and its similarity floor. */
+export const DEFAULT_OUTCOME_DELTA = 0.3;
+export const DEFAULT_OUTCOME_TAU = 0.7;
+/**
+ * The exact wording's move: more than any blend spread (the blend is in [0, 1], the eval and
+ * recency factors at most ×1), so a failure drops the pattern below every alternative and a
+ * success lifts it above them.
+ */
+export const EXACT_WORDING_MOVE = 1;
+/** Lessons shown per match. */
+export const MAX_LESSONS = 3;
+
+export interface OutcomeRankingSettings {
+  delta: number;
+  tau: number;
+}
+
+export const DEFAULT_OUTCOME_RANKING: Readonly<OutcomeRankingSettings> = Object.freeze({
+  delta: DEFAULT_OUTCOME_DELTA,
+  tau: DEFAULT_OUTCOME_TAU,
+});
+
+/**
+ * The query as recall analysed it, once per recall. `vector` is in the same space as the traces'
+ * vectors (the unit query vector). `centring` (the project's mean figures for this query, as
+ * hybrid recall's blend has them) centres the cosine between queries: the earlier query's own
+ * mean dot is not kept, so the new query's stands in for it (queries of one project lie at much
+ * the same angle to its mean). Null: the raw cosine (small project, or no mean).
+ */
+export interface OutcomeQuery {
+  normalized: string;
+  vector: Float32Array | null;
+  centring: { queryMeanDot: number; meanNorm2: number } | null;
+}
+
+/** A failure the adjustment or a lesson came from (explain lists them). */
+export interface OutcomeFailureRef {
+  recall_id: string;
+  query: string;
+  at: string;
+  /** Centred cosine of the new query and the failing one (1 for the same wording). */
+  similarity: number;
+  /** This failure's share of the penalty (0 below τ). */
+  penalty: number;
+}
+
+/** A failure's detail shown with the match, so an agent sees why it failed before reusing it. */
+export interface OutcomeLesson {
+  detail: string;
+  at: string;
+  similarity: number;
+  query: string;
+}
+
+/** One candidate's outcome part. */
+export interface OutcomeAdjustment {
+  /** Added to the candidate's score: local + exact. */
+  adjustment: number;
+  /** −δ · the nearest failure's weight (0 when none is near). */
+  local: number;
+  /** The newest outcome on this exact wording, if any. */
+  exact: 'failed' | 'passed' | null;
+  /** −EXACT_WORDING_MOVE, +EXACT_WORDING_MOVE or 0. */
+  exact_move: number;
+  /** The failures the local part weighed (near ones first, at most MAX_EXPLAINED_FAILURES). */
+  failures: OutcomeFailureRef[];
+  lessons: OutcomeLesson[];
+}
+
+const MAX_EXPLAINED_FAILURES = 5;
+
+/**
+ * The outcome part of each candidate that has evidence (candidates without any are absent: their
+ * adjustment is 0). `evidence` is per pattern id, newest first, as the storage returns it.
+ */
+export function outcomeAdjustments(
+  query: OutcomeQuery,
+  evidence: ReadonlyMap<string, readonly OutcomeEvidence[]>,
+  settings: OutcomeRankingSettings = DEFAULT_OUTCOME_RANKING,
+): Map<string, OutcomeAdjustment> {
+  const out = new Map<string, OutcomeAdjustment>();
+  const similarity = querySimilarity(query);
+  for (const [id, items] of evidence) {
+    if (items.length === 0) continue;
+    out.set(id, adjustmentOf(query, items, similarity, settings));
+  }
+  return out;
+}
+
+function adjustmentOf(
+  query: OutcomeQuery,
+  items: readonly OutcomeEvidence[],
+  similarity: (v: QuantisedVector | null) => number,
+  settings: OutcomeRankingSettings,
+): OutcomeAdjustment {
+  let exact: 'failed' | 'passed' | null = null;
+  const weighed: (OutcomeFailureRef & { detail: string | null })[] = [];
+  let worst = 0;
+  for (const e of items) {
+    const same = e.query_normalized === query.normalized;
+    // Newest first: the first outcome on this wording is its last result.
+    if (same && exact === null) exact = e.passed ? 'passed' : 'failed';
+    if (e.passed) continue;
+    const c = same ? 1 : similarity(e.query_vector);
+    const penalty = same ? 0 : failureWeight(c, settings.tau);
+    if (penalty > worst) worst = penalty;
+    weighed.push({ recall_id: e.recall_id, query: e.query, at: e.at, similarity: c, penalty, detail: e.detail });
+  }
+  const local = worst > 0 ? -settings.delta * worst : 0;
+  const exactMove = exact === 'failed' ? -EXACT_WORDING_MOVE : exact === 'passed' ? EXACT_WORDING_MOVE : 0;
+  // Nearest first, then newest (the stable sort keeps the storage's newest-first order).
+  const near = weighed.filter((f) => f.similarity >= settings.tau).sort((a, b) => b.similarity - a.similarity);
+  return {
+    adjustment: local + exactMove,
+    local,
+    exact,
+    exact_move: exactMove,
+    failures: near.slice(0, MAX_EXPLAINED_FAILURES).map(({ detail: _detail, ...ref }) => ref),
+    lessons: near.flatMap((f) => (f.detail ? [{ detail: f.detail, at: f.at, similarity: f.similarity, query: f.query }] : []))
+      .slice(0, MAX_LESSONS),
+  };
+}
+
+/** max(0, (c − τ)/(1 − τ)): 0 up to τ, 1 for the same query. */
+export function failureWeight(c: number, tau: number): number {
+  if (!(c > tau)) return 0;
+  return Math.min(1, (c - tau) / (1 - tau));
+}
+
+/** Whether the newest outcome of this exact wording with the pattern failed: then it is never `duplicate` for it. */
+export function failedOnThisWording(a: OutcomeAdjustment | undefined): boolean {
+  return a?.exact === 'failed';
+}
+
+/** The cosine of the query with an earlier query's quantised vector, centred when the analysis says how; 0 without vectors. */
+export function querySimilarity(query: OutcomeQuery): (v: QuantisedVector | null) => number {
+  const q = query.vector;
+  if (q === null) return () => 0;
+  let qq = 0;
+  for (let i = 0; i < q.length; i++) qq += q[i] * q[i];
+  const qNorm = Math.sqrt(qq);
+  const centring = query.centring;
+  return (v) => {
+    if (v === null || v.values.length !== q.length || !(qNorm > 0)) return 0;
+    const values = v.values;
+    let dot = 0;
+    let vv = 0;
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i];
+      dot += q[i] * x;
+      vv += x * x;
+    }
+    // The scale cancels in a cosine: the int8 values are the direction.
+    if (!(vv > 0)) return 0;
+    const raw = dot / (qNorm * Math.sqrt(vv));
+    if (centring === null) return Math.max(-1, Math.min(1, raw));
+    return centeredCosine(raw, centring.queryMeanDot, centring.queryMeanDot, centring.meanNorm2);
+  };
+}
