@@ -158,6 +158,8 @@ export const RecallMatch = z.object({
 export type RecallMatch = z.infer<typeof RecallMatch>;
 
 export const RecallResponse = z.object({
+  /** (+) This recall's id: outcomes of reusing its matches are reported against it (POST /v1/outcomes). */
+  recall_id: z.string(),
   matches: z.array(RecallMatch),
   has_more: z.boolean(),
   next_offset: z.number().int().nullable(),

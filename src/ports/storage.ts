@@ -9,6 +9,7 @@ import type { RetentionSettings } from '../core/retention.js';
 import type { RollupWindow } from '../core/roi.js';
 import type { RollupResponse } from '../contracts/analytics.js';
 import type { DeletionCounts, DeletionTarget } from '../core/governance.js';
+import type { OutcomeEvidence, OutcomeReport, RecallTrace } from '../core/outcome-types.js';
 
 /**
  * Storage is split into small repositories. Every method that touches tenant data takes a
@@ -230,6 +231,56 @@ export interface GovernanceRepository {
   deleteScope(target: DeletionTarget, opts: DeletionOptions): Promise<DeletionCounts>;
 }
 
+/** What `outcomes.report` did: stored anew, replaced an earlier report, or refused (no such recall; not one of its matches). */
+export type OutcomeReportResult = 'stored' | 'replaced' | 'unknown_recall' | 'not_a_match';
+
+/** A recall's trace with the outcomes reported against it (export, import, migrate-data). */
+export interface TracedOutcomes {
+  trace: RecallTrace;
+  outcomes: OutcomeReport[];
+}
+
+/**
+ * (+) Recall traces and the outcomes reported against them (docs/behavior.md "Outcomes").
+ * Traces are written by recordRecall / recordLookup (the recall's own bookkeeping write); this
+ * repository reports outcomes against them, reads them for ranking and the console, and purges
+ * them. An outcome belongs to its trace and to its pattern: deleting either deletes it.
+ */
+export interface OutcomeRepository {
+  /**
+   * Stores the outcome of reusing `report.pattern_key` for `report.recall_id`, replacing an
+   * earlier report of the same (recall_id, pattern_key). Refused without writing when the
+   * recall is unknown (or purged), or the key is not among its returned matches.
+   */
+  report(scope: Scope, report: OutcomeReport): Promise<OutcomeReportResult>;
+  /** The recall's trace, or null when unknown or purged. */
+  getTrace(scope: Scope, recallId: string): Promise<RecallTrace | null>;
+  /**
+   * Per pattern id, its newest outcomes (newest first, at most `perPattern`, default
+   * OUTCOME_EVIDENCE_PER_PATTERN) with their recalls' queries; ids with none are absent.
+   * Ranking reads this on every recall: one in-memory lookup (JSON) or one indexed query.
+   */
+  evidenceFor(scope: Scope, patternIds: string[], perPattern?: number): Promise<Map<string, OutcomeEvidence[]>>;
+  /** True when the scope holds at least one outcome (ranking skips evidenceFor otherwise). Cheap. */
+  hasAny(scope: Scope): Promise<boolean>;
+  /** A pattern's outcomes, newest first, at most `limit` (the console's pattern page). */
+  listForPattern(scope: Scope, patternId: string, page: { limit: number }): Promise<OutcomeEvidence[]>;
+  /** Deletes the traces (with their outcomes) and outcomes dated before `before` (retention). */
+  purgeBefore(scope: Scope, before: string): Promise<{ traces: number; outcomes: number }>;
+  /** Every trace of the scope that has outcomes, with them, oldest recall first (export). */
+  iterate(scope: Scope): AsyncIterable<TracedOutcomes>;
+  /** Stores a trace and its outcomes as given (import): an existing trace of that id is replaced with them. */
+  restore(scope: Scope, traced: TracedOutcomes): Promise<void>;
+  /** How many traces and outcomes the scope holds (governance dry runs, tests). */
+  count(scope: Scope): Promise<{ traces: number; outcomes: number }>;
+}
+
+/** What one read-only recall records (docs/behavior.md "Recall" 7): its ROI event and its trace. */
+export interface LookupRecord {
+  event: RoiEvent;
+  trace?: RecallTrace | null;
+}
+
 export interface MetaRepository {
   /** The embedding model the stored vectors were made with (null on an empty store). */
   getEmbeddingInfo(): Promise<EmbeddingInfo | null>;
@@ -248,6 +299,8 @@ export interface RecallRecord {
   /** The best match was reusable (counts toward reuse_rate). */
   reused: boolean;
   event: RoiEvent;
+  /** (+) The recall's trace (docs/behavior.md "Outcomes"), written in the same step. */
+  trace?: RecallTrace | null;
 }
 
 /**
@@ -290,6 +343,8 @@ export interface Storage {
   readonly governance: GovernanceRepository;
   /** (+) The durable job queue (ports/jobs.ts), kept in the same store as the data it works on. */
   readonly jobs: JobRepository;
+  /** (+) Recall traces and reported outcomes (docs/behavior.md "Outcomes"). */
+  readonly outcomes: OutcomeRepository;
   /** (+) Hosted billing's accounts and usage counters (ports/billing.ts); both adapters have it. */
   readonly billing?: BillingRepository;
   /**
@@ -299,6 +354,16 @@ export interface Storage {
    * one snapshot, one commit).
    */
   recordRecall(scope: Scope, record: RecallRecord): Promise<PatternRecord[]>;
+  /**
+   * (+) A read-only recall's writes in one step: its ROI event and its trace (JSON: one journal
+   * line; PostgreSQL: one statement). The service does not wait for it (services/lookup-events.ts).
+   */
+  recordLookup(scope: Scope, record: LookupRecord): Promise<void>;
+  /**
+   * (+) Resolves once the recall bookkeeping this process has started so far is written, so an
+   * outcome that arrives right after its recall's answer finds the recall's trace.
+   */
+  settleRecallWrites(): Promise<void>;
   /**
    * (+) A learn's writes in one step, all or nothing (PostgreSQL: one transaction; JSON: one
    * journal line), so a failure or crash never leaves a pattern without its eval observation,

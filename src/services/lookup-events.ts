@@ -1,3 +1,4 @@
+import type { RecallTrace } from '../core/outcome-types.js';
 import type { RoiEvent, Scope } from '../core/types.js';
 import type { AnalyticsRepository } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
@@ -6,16 +7,17 @@ import type { ServiceDeps } from './deps.js';
 const inFlight = new WeakMap<AnalyticsRepository, Set<Promise<void>>>();
 
 /**
- * A read-only recall's one write, its ROI event (docs/behavior.md "Recall" 7), appended through
- * the same path as every event (JSON: the journal's group commit; PostgreSQL: one insert) but
+ * A read-only recall's one write, its ROI event (docs/behavior.md "Recall" 7) with its trace
+ * (docs/behavior.md "Outcomes"), appended in one step (JSON: one journal line in the journal's
+ * group commit; PostgreSQL: one statement) but
  * not waited for: the lookup answers at once, its cost off the request's path. A failed append
  * is logged, never the recall's error.
  */
-export function recordLookup(deps: ServiceDeps, scope: Scope, event: RoiEvent): void {
+export function recordLookup(deps: ServiceDeps, scope: Scope, event: RoiEvent, trace: RecallTrace | null = null): void {
   const repo = deps.storage.analytics;
   let pending = inFlight.get(repo);
   if (!pending) inFlight.set(repo, (pending = new Set()));
-  const write = repo.append(scope, event).catch((err: unknown) => {
+  const write = deps.storage.recordLookup(scope, { event, trace }).catch((err: unknown) => {
     deps.logger.warn({ err }, 'recording a read-only recall\'s ROI event failed; the recall was answered');
   });
   pending.add(write);

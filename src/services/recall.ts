@@ -18,6 +18,8 @@ import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
 import { recordLookup } from './lookup-events.js';
 import { OutcomeStage } from './recall-outcomes.js';
+import { newId } from './ids.js';
+import { recallTrace } from '../core/recall-trace.js';
 
 /** A ranked candidate with whatever parts its ranking had (hybrid: the blend's; cosine: none). */
 type Ranked = RankedCandidate & { cosine?: number; centered_cosine?: number; bm25?: number; blended?: number };
@@ -81,15 +83,19 @@ export async function recall(
   const tierOf = (c: RankedCandidate) => decisionOf(c).tier;
   // Whole records for the page only; a POST recall reads them in the same step as it records
   // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
+  // The trace lets outcomes be reported against this recall (docs/behavior.md "Outcomes"); it
+  // is written by the recall's own bookkeeping write, never a round trip of its own.
+  const recallId = newId(started);
+  const trace = recallTrace(recallId, started.toISOString(), input.task, vector, ids.map(patternKey));
   let records: PatternRecord[];
   if (opts.readonly) {
     records = await deps.storage.patterns.getMany(scope, ids);
-    recordLookup(deps, scope, recallEvent(deps, page, started, tierOf, true));
+    recordLookup(deps, scope, recallEvent(deps, page, started, tierOf, true), trace);
   } else {
     const record = recallRecord(deps, page, started, tierOf);
     if (record.reused) deps.instruments.recallHit();
     else deps.instruments.recallMiss();
-    records = await deps.storage.recordRecall(scope, { page_ids: ids, ...record });
+    records = await deps.storage.recordRecall(scope, { page_ids: ids, ...record, trace });
   }
   const byId = new Map(records.map((r) => [r.id, r]));
   // A pattern deleted between the search and this read drops out rather than being shown half-known.
@@ -104,7 +110,7 @@ export async function recall(
     return [match];
   });
   const has_more = ranked.length > end;
-  const result: RecallResponse = { matches, has_more, next_offset: has_more ? end : null };
+  const result: RecallResponse = { recall_id: recallId, matches, has_more, next_offset: has_more ? end : null };
   if (input.explain) result.tier_policy = policy;
   if (review && review.warnings.length > 0) result.warnings = review.warnings;
   return { result, mode };

@@ -40,7 +40,7 @@ describe('recall rendering', () => {
   });
 
   it('shows the top three with tier, similarity and code, cutting long code', () => {
-    const text = renderRecall({ matches: [0, 1, 2, 3].map((i) => match(i, i === 0 ? 'x'.repeat(2500) : `code ${i}`)), has_more: true, next_offset: 4 });
+    const text = renderRecall({ recall_id: 'r1', matches: [0, 1, 2, 3].map((i) => match(i, i === 0 ? 'x'.repeat(2500) : `code ${i}`)), has_more: true, next_offset: 4 });
     expect(text).toContain('4 matches (top 3 shown):');
     expect(text).toContain('1. adapt · similarity 0.900 · success 8.0 · patterns/k0');
     expect(text).toContain('… (500 more characters in the structured result)');

@@ -9,7 +9,9 @@ import { JsonJobQueue, queueOperations } from './jobs-repo.js';
 import { createLearnRecorder } from './learn-record.js';
 import { acquireLock } from './durable/lock.js';
 import { MetaFile } from './meta-file.js';
+import { createOutcomeRepository } from './outcomes-repo.js';
 import { createPatternRepository } from './patterns-repo.js';
+import { createRecallRecorders } from './recall-record.js';
 import { JsonScopeDeleter, type DeletionStepHook } from './scope-deletion.js';
 import { ScopeRegistry } from './scope-registry.js';
 import {
@@ -114,6 +116,7 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
   const metrics = wrap('metrics', createMetricsRepository(registry));
   const analytics = wrap('analytics', createAnalyticsRepository(registry));
   const learn = wrap('learn', { record: createLearnRecorder(registry) });
+  const recalls = wrap('recall', createRecallRecorders(registry));
 
   return {
     kind: 'json',
@@ -142,17 +145,19 @@ export async function createJsonStorage(opts: JsonStorageOptions): Promise<JsonS
       setEmbeddingInfo: (info) => meta.setEmbedding(info),
     } satisfies Storage['meta']),
 
+    outcomes: wrap('outcomes', createOutcomeRepository(registry)),
+
     async recordRecall(scope, r) {
-      // Copies taken before the writes below change anything.
+      // Copies taken before the write below changes anything.
       const page = await patterns.getMany(scope, r.page_ids);
-      // Three journal lines of one scope: appended together, they share the scope's fsyncs.
-      await Promise.all([
-        r.reused_ids.length > 0 ? patterns.recordReuse(scope, r.reused_ids, r.bonus, r.at) : null,
-        metrics.recordRecall(scope, r.reused),
-        analytics.append(scope, r.event),
-      ]);
+      await recalls.record(scope, r);
       return page;
     },
+
+    recordLookup: (scope, r) => recalls.lookup(scope, r),
+
+    // Every recall's bookkeeping is one journal line the recall itself waits for: nothing is pending.
+    settleRecallWrites: async () => undefined,
 
     recordLearn: (scope, r) => learn.record(scope, r),
 

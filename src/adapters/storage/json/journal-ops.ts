@@ -1,4 +1,6 @@
+import type { OutcomeReport } from '../../../core/outcome-types.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
+import type { TraceLine } from './outcome-state.js';
 
 /**
  * One journal line per mutation. Every op is applied by the same code live and on replay
@@ -19,6 +21,12 @@ export type JournalOp =
   /** Each run counter raised to at least this value (migrate-data's copy of a source's counters). */
   | { op: 'raise'; m: MetricsCounters }
   | { op: 'roi'; e: RoiEvent }
+  /** A recall's trace (docs/behavior.md "Outcomes"). */
+  | { op: 'trace'; t: TraceLine }
+  /** A reported outcome (replaces the same recall and pattern's earlier one). */
+  | { op: 'outcome'; o: OutcomeReport }
+  /** Retention: traces and outcomes dated before this time go. */
+  | { op: 'opurge'; before: string }
   /** Several ops in one line, so they are durable together or not at all (import batches). */
   | { op: 'batch'; ops: JournalOp[] };
 
@@ -34,4 +42,6 @@ export type SnapshotLine =
   | { t: 'k'; id: string; k: string[] }
   | { t: 'm'; runs: number; successes: number; eval_sum: number; recalls: number; reusing_recalls: number }
   | { t: 'a'; e: RoiEvent }
+  | { t: 't'; r: TraceLine }
+  | { t: 'o'; o: OutcomeReport }
   | { t: 'end'; lines: number };

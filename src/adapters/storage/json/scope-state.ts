@@ -2,6 +2,7 @@ import { ROI_EVENTS_PER_SCOPE, SUCCESS_EVAL_SCORE } from '../../../core/roi.js';
 import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '../../../core/types.js';
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
 import { encodeVector, KeywordIndex, VectorIndex, VectorMean } from './engine/index.js';
+import { OutcomeState } from './outcome-state.js';
 
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;
@@ -29,6 +30,8 @@ export class ScopeState {
   readonly vectorMean = new VectorMean();
   readonly feedback = new Map<string, FeedbackCluster>();
   readonly skills = new Map<string, string[]>();
+  /** Recall traces and reported outcomes (docs/behavior.md "Outcomes"). */
+  readonly outcomes = new OutcomeState();
   metrics: MetricsCounters = { runs: 0, successes: 0, eval_sum: 0, recalls: 0, reusing_recalls: 0 };
   /** Oldest first per pattern. */
   private readonly evals = new Map<string, EvalObservation[]>();
@@ -72,6 +75,7 @@ export class ScopeState {
         this.evals.delete(op.id);
         this.evalScores.delete(op.id);
         this.skills.delete(op.id);
+        this.outcomes.dropPattern(op.id);
         return;
       }
       case 'vec': {
@@ -140,6 +144,15 @@ export class ScopeState {
         this.roi.push({ ...op.e });
         if (this.roi.length >= ROI_EVENTS_PER_SCOPE + ROI_EVENTS_PER_SCOPE / 10) this.roi = this.roi.slice(-ROI_EVENTS_PER_SCOPE);
         return;
+      case 'trace':
+        this.outcomes.addTrace(op.t);
+        return;
+      case 'outcome':
+        this.outcomes.report(op.o, this.patternExists);
+        return;
+      case 'opurge':
+        this.outcomes.purge(Date.parse(op.before));
+        return;
       case 'batch':
         // Each inner op carries its own encoded vector, live and on replay alike.
         for (const inner of op.ops) this.apply(inner, inner.op === 'put' || inner.op === 'vec' ? inner.v : undefined);
@@ -171,10 +184,19 @@ export class ScopeState {
       case 'a':
         this.roi.push(line.e);
         return;
+      case 't':
+        this.outcomes.addTrace(line.r);
+        return;
+      case 'o':
+        this.outcomes.report(line.o, this.patternExists);
+        return;
       default:
         return;
     }
   }
+
+  /** Whether a pattern is stored (outcomes are kept only for stored patterns). */
+  readonly patternExists = (id: string): boolean => this.patterns.has(id);
 
   /** Newest-first scores of the last `n` observations, or undefined when there are none. */
   recentEvals(id: string, n: number): number[] | undefined {
@@ -217,6 +239,7 @@ export class ScopeState {
     for (const [id, k] of this.skills) yield line({ t: 'k', id, k });
     yield line({ t: 'm', ...this.metrics });
     for (const e of this.roi.slice(-ROI_EVENTS_PER_SCOPE)) yield line({ t: 'a', e });
+    for (const item of this.outcomes.items()) yield line(item);
     yield `${JSON.stringify({ t: 'end', lines: count + 1 } satisfies SnapshotLine)}\n`;
   }
 

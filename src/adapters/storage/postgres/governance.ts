@@ -13,7 +13,7 @@ const TARGET = 'tenant_id = $1 AND ($2::text IS NULL OR project_id = $2)';
 /** Tables whose rows belong to one project and simply go (patterns carry their vectors inline). */
 const SCOPED_TABLES = [
   'eval_observations', 'pattern_skills', 'feedback_clusters', 'metrics_counters', 'roi_events',
-  'analytics_rollups', 'pattern_counts',
+  'analytics_rollups', 'pattern_counts', 'recall_outcomes', 'recall_traces',
 ] as const;
 
 const targetParams = (target: DeletionTarget): unknown[] => [target.tenant_id, target.project_id];

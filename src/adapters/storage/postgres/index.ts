@@ -11,7 +11,8 @@ import { createPostgresJobRepository } from './jobs.js';
 import { createLearnRecorder } from './learn-record.js';
 import { createPatternRepository } from './patterns.js';
 import { PlannerStatistics } from './planner-stats.js';
-import { createRecallRecorder } from './recall-record.js';
+import { createOutcomeRepository } from './outcomes.js';
+import { createLookupRecorder, createRecallRecorder } from './recall-record.js';
 import { checkOnPool, createServicePool, type PostgresPool } from './pool.js';
 import { createEvalRepository, createFeedbackRepository, createMetricsRepository, createSkillRepository } from './scoped.js';
 import { createProjectSettingsRepository, createRollupRepository } from './settings.js';
@@ -73,7 +74,11 @@ export async function createPostgresStorage(config: Config, opts: PostgresStorag
     governance: createGovernanceRepository(db, (n) => plannerStats.noteWrites(n)),
     jobs,
     billing: createBillingRepository(db),
+    outcomes: createOutcomeRepository(db),
     recordRecall: createRecallRecorder(db, plannerStats, logger),
+    recordLookup: createLookupRecorder(db, logger),
+    // Each recall's bookkeeping is one statement its caller awaits (lookups: services/lookup-events.ts).
+    settleRecallWrites: async () => undefined,
     recordLearn: createLearnRecorder(db, plannerStats, logger),
     async ping() {
       await db.query('SELECT 1', [], 'ping');

@@ -41,6 +41,7 @@ async function deleteDependents(q: Queryer, scope: Scope, ids: string[]): Promis
   const params = [scope.tenant_id, scope.project_id, ids];
   await q.query('DELETE FROM eval_observations WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
   await q.query('DELETE FROM pattern_skills WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
+  await q.query('DELETE FROM recall_outcomes WHERE tenant_id = $1 AND project_id = $2 AND pattern_id = ANY($3::text[])', params);
 }
 
 /**

@@ -2,11 +2,12 @@ import type { PatternRecord } from '../../../core/types.js';
 import type { Logger } from '../../../ports/observability.js';
 import type { Storage } from '../../../ports/storage.js';
 import type { Db } from './db.js';
-import { roiEventValues, trimAfterAppend } from './global.js';
+import { ROI_EVENT_INSERT_SQL, roiEventValues, trimAfterAppend } from './global.js';
 import { reuseUpdateSql } from './patterns.js';
 import type { PlannerStatistics } from './planner-stats.js';
 import { PATTERN_COLUMNS, rowToPattern, type PatternRow } from './rows.js';
 import { recallCounterSql } from './scoped.js';
+import { traceInsertSql, traceValues } from './outcomes.js';
 
 /** The page's columns, all nullable: a recall with an empty page still returns its one row. */
 type RecordedRow = { [K in keyof PatternRow]: PatternRow[K] | null } & { event_id: string; reused_rows: number };
@@ -14,8 +15,8 @@ type RecordedRow = { [K in keyof PatternRow]: PatternRow[K] | null } & { event_i
 const PAGE_COLUMNS = PATTERN_COLUMNS.split(', ').map((c) => `page.${c}`).join(', ');
 
 /**
- * A POST recall in one statement: its page read, its reuse bumps, the recall counter and the
- * ROI event. One round trip and one commit instead of five, all or nothing; and every part
+ * A POST recall in one statement: its page read, its reuse bumps, the recall counter, the
+ * ROI event and the recall's trace (docs/behavior.md "Outcomes"). One round trip and one commit instead of five, all or nothing; and every part
  * sees one snapshot, so the page shows the patterns as they were before the bumps.
  * Data-modifying CTEs always run, whether or not the outer query reads them.
  *
@@ -45,6 +46,9 @@ export function createRecallRecorder(db: Db, stats: PlannerStatistics, logger: L
   RETURNING 1
 ), event AS (
   INSERT INTO roi_events (tenant_id, project_id, at, kind, data) VALUES ($1, $2, $7, $8, $9) RETURNING id
+), trace AS (
+  ${traceInsertSql(11)}
+  RETURNING 1
 )
 SELECT event.id AS event_id, (SELECT count(*) FROM reuse)::int AS reused_rows, ${PAGE_COLUMNS}
 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, event LEFT JOIN page ON true`;
@@ -54,7 +58,7 @@ FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, eve
       sql,
       [
         scope.tenant_id, scope.project_id, [...new Set(record.reused_ids)], record.bonus, record.at, record.reused ? 1 : 0,
-        ...roiEventValues(record.event), [...new Set(record.page_ids)],
+        ...roiEventValues(record.event), [...new Set(record.page_ids)], ...traceValues(record.trace),
       ],
       'recall.record',
       true,
@@ -67,5 +71,26 @@ FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit, eve
       if (row.id !== null) page.push(rowToPattern(row as PatternRow));
     }
     return page;
+  };
+}
+
+/**
+ * A read-only recall's writes in one statement: its ROI event and its trace (docs/behavior.md
+ * "Recall" 7, "Outcomes"). Without a trace it is the plain event insert.
+ */
+export function createLookupRecorder(db: Db, logger: Logger): Storage['recordLookup'] {
+  const sql = `WITH event AS (
+  ${ROI_EVENT_INSERT_SQL}
+), trace AS (
+  ${traceInsertSql(6)}
+  RETURNING 1
+)
+SELECT id FROM event`;
+  return async (scope, record) => {
+    const params = [scope.tenant_id, scope.project_id, ...roiEventValues(record.event)];
+    const res = record.trace
+      ? await db.query<{ id: string }>(sql, [...params, ...traceValues(record.trace)], 'analytics.lookup', true)
+      : await db.query<{ id: string }>(ROI_EVENT_INSERT_SQL, params, 'analytics.append', true);
+    await trimAfterAppend(db, logger, scope, res.rows[0].id);
   };
 }

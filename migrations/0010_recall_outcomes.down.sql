@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS recall_outcomes;
+DROP TABLE IF EXISTS recall_traces;
