@@ -6,6 +6,7 @@ import { learn } from '../../src/services/learn.js';
 import { getMetrics } from '../../src/services/metrics.js';
 import { deletePattern, getPattern, getPatternHistory, listPatterns } from '../../src/services/patterns.js';
 import { exportListing } from '../../src/services/pattern-export.js';
+import { listPatternOutcomes, reportOutcome } from '../../src/services/outcomes.js';
 import { recall, type RecallOutcome } from '../../src/services/recall.js';
 import { registerSkills, searchSkills } from '../../src/services/skills.js';
 import { authed, requestContext } from '../context.js';
@@ -79,6 +80,19 @@ export function memoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
     permission: 'recall', errors: [404],
     tag: 'memory', summary: '(+) A pattern\'s skill tags and its last 20 eval observations, newest first.',
     handler: ({ params }, request) => getPatternHistory(deps, authed(request).scope, authed(request).principal.role, params.key),
+  });
+
+  defineRoute(app, routes.patternOutcomes, {
+    permission: 'recall', errors: [404],
+    tag: 'memory', summary: '(+) A pattern\'s reported outcomes (how reusing it went), newest first, with the queries it was recalled for.',
+    handler: ({ params, query }, request) =>
+      listPatternOutcomes(deps, authed(request).scope, authed(request).principal.role, params.key, query.limit),
+  });
+
+  defineRoute(app, routes.reportOutcome, {
+    permission: 'learn', errors: [404],
+    tag: 'memory', summary: '(+) Report how reusing one match of a recall went; the same recall and pattern again replaces the report.',
+    handler: ({ body }, request) => reportOutcome(deps, authed(request).scope, body),
   });
 
   defineRoute(app, routes.deletePattern, {

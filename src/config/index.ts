@@ -4,6 +4,7 @@ import { bool, type Env } from './env-readers.js';
 import { httpSettings, type HttpSettings } from './http.js';
 import { jobsSettings, type JobsSettings } from './jobs.js';
 import { llmSettings, providerKeys, type LlmSettings } from './llm.js';
+import { outcomeSettings, type OutcomeSettings } from './outcomes.js';
 import { observabilitySettings, type ObservabilitySettings } from './observability.js';
 import { paymentConfig, type PaymentConfig } from './payment.js';
 import { recallSettings, type RecallSettings } from './recall.js';
@@ -29,6 +30,8 @@ export { loadClientEnv, loadClientEnvWithFile, type ClientEnv } from './client.j
 export interface Config extends LlmSettings, EmbeddingSettings, AuthSettings, JobsSettings {
   storage: StorageSettings;
   recall: RecallSettings;
+  /** (+) Recall traces, outcomes and where the reuse credit goes (docs/behavior.md "Outcomes"). */
+  outcomes: OutcomeSettings;
   http: HttpSettings;
   observability: ObservabilitySettings;
   /** PII and secrets are redacted from what is learned or imported, unless SERVICE_REDACTION=false. */
@@ -44,6 +47,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...llmSettings(env, keys),
     ...embeddingSettings(env, keys.openai),
     recall: recallSettings(env),
+    outcomes: outcomeSettings(env),
     ...authSettings(env),
     http: httpSettings(env),
     redaction: bool(env, 'SERVICE_REDACTION', true),

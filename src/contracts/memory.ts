@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
 import { ErrorBody } from './errors.js';
-import { MAX_IMPORT_RECORDS, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
+import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
+import { OUTCOME_SOURCES } from '../core/outcome-types.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(MAX_TASK_CHARS),
@@ -335,3 +336,49 @@ export const SkillsSearchResponse = z.object({
   count: z.number().int(),
 });
 export type SkillsSearchResponse = z.infer<typeof SkillsSearchResponse>;
+
+/** (+) A recall id as recall answers carry it (path-safe). */
+export const RecallId = z.string().regex(ID, 'must be a recall_id as a recall answered it');
+
+/** (+) POST /v1/outcomes: how reusing one match of one recall went (docs/behavior.md "Outcomes"). */
+export const OutcomeRequest = z.object({
+  recall_id: RecallId,
+  pattern_key: PatternKey,
+  passed: z.boolean(),
+  score: z.number().min(0).max(10).optional(),
+  /** Why it failed (or passed): a lesson for the next agent that recalls the pattern. */
+  detail: text(MAX_OUTCOME_DETAIL_CHARS).optional(),
+  source: z.enum(OUTCOME_SOURCES).optional(),
+}).strict();
+export type OutcomeRequest = z.infer<typeof OutcomeRequest>;
+
+export const OutcomeResponse = z.object({
+  recall_id: z.string(),
+  pattern_key: PatternKey,
+  passed: z.boolean(),
+  score: z.number().nullable(),
+  detail: z.string().nullable(),
+  source: z.enum(OUTCOME_SOURCES).nullable(),
+  at: z.string(),
+  /** True when this report replaced an earlier one of the same recall and pattern. */
+  replaced: z.boolean(),
+});
+export type OutcomeResponse = z.infer<typeof OutcomeResponse>;
+
+/** (+) One reported outcome of a pattern, with the query it was recalled for. */
+export const PatternOutcome = z.object({
+  recall_id: z.string(),
+  query: z.string(),
+  passed: z.boolean(),
+  score: z.number().nullable(),
+  detail: z.string().nullable(),
+  source: z.enum(OUTCOME_SOURCES).nullable(),
+  at: z.string(),
+});
+export type PatternOutcome = z.infer<typeof PatternOutcome>;
+
+export const PatternOutcomesQuery = z.object({ limit: queryInt(1, 100).default(20) }).strict();
+
+/** (+) GET /v1/patterns/{key}/outcomes: the pattern's outcomes, newest first. */
+export const PatternOutcomesResponse = z.object({ pattern_key: PatternKey, outcomes: z.array(PatternOutcome) });
+export type PatternOutcomesResponse = z.infer<typeof PatternOutcomesResponse>;

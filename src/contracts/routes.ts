@@ -79,6 +79,9 @@ export const routes = {
   exportPatterns: route('GET', '/v1/patterns/export', 'patterns', (m) => ({ query: m.PatternExportQuery, response: { text: 'application/x-ndjson' } })),
   getPattern: route('GET', '/v1/patterns/:key', 'memory', (m) => ({ params: m.PatternKeyParams, response: m.ExportRecord })),
   patternHistory: route('GET', '/v1/patterns/:key/history', 'memory', (m) => ({ params: m.PatternKeyParams, response: m.PatternHistoryResponse })),
+  patternOutcomes: route('GET', '/v1/patterns/:key/outcomes', 'memory', (m) => ({ params: m.PatternKeyParams, query: m.PatternOutcomesQuery, response: m.PatternOutcomesResponse })),
+  // (+) Outcomes of reusing a recall's matches (docs/behavior.md "Outcomes").
+  reportOutcome: route('POST', '/v1/outcomes', 'memory', (m) => ({ body: m.OutcomeRequest, response: m.OutcomeResponse })),
   deletePattern: route('DELETE', '/v1/patterns/:key', 'memory', (m) => ({ params: m.PatternKeyParams, response: m.DeletePatternResponse })),
   skillsRegister: route('POST', '/v1/skills/register', 'memory', (m) => ({ body: m.SkillsRegisterRequest, response: m.SkillsRegisterResponse })),
   skillsSearch: route('POST', '/v1/skills/search', 'memory', (m) => ({ body: m.SkillsSearchRequest, response: m.SkillsSearchResponse })),

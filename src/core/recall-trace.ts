@@ -1,5 +1,6 @@
 import type { QuantisedVector, RecallTrace } from './outcome-types.js';
 import { termsOf } from './text.js';
+import { ID } from './vocabulary.js';
 
 /**
  * The pure rules of a recall's trace (docs/behavior.md "Outcomes"): the normalised wording that
@@ -8,10 +9,8 @@ import { termsOf } from './text.js';
  */
 
 /** Recall ids are minted like pattern ids ([0-9a-z]); anything path-safe of that length is accepted. */
-const RECALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
 export function isRecallId(value: unknown): value is string {
-  return typeof value === 'string' && RECALL_ID.test(value);
+  return typeof value === 'string' && ID.test(value);
 }
 
 /**

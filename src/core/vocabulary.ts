@@ -17,6 +17,8 @@ export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cance
 
 /** The longest task text a request may carry, in characters (learn, recall, compose, imports). */
 export const MAX_TASK_CHARS = 10_000;
+/** (+) An outcome's `detail` (docs/behavior.md "Outcomes"). */
+export const MAX_OUTCOME_DETAIL_CHARS = 2_000;
 
 /** Records one import request may carry (docs/behavior.md "Limits"). */
 export const MAX_IMPORT_RECORDS = 10_000;

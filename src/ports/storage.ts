@@ -250,9 +250,11 @@ export interface OutcomeRepository {
   /**
    * Stores the outcome of reusing `report.pattern_key` for `report.recall_id`, replacing an
    * earlier report of the same (recall_id, pattern_key). Refused without writing when the
-   * recall is unknown (or purged), or the key is not among its returned matches.
+   * recall is unknown (or purged), or the key is not among its returned matches (or the
+   * pattern is gone). A `credit` moves the pattern's success_score by that much (kept within
+   * [0, 10], updated_at left alone) in the same step, when the report is stored anew.
    */
-  report(scope: Scope, report: OutcomeReport): Promise<OutcomeReportResult>;
+  report(scope: Scope, report: OutcomeReport, opts?: { credit?: number }): Promise<OutcomeReportResult>;
   /** The recall's trace, or null when unknown or purged. */
   getTrace(scope: Scope, recallId: string): Promise<RecallTrace | null>;
   /**

@@ -5,6 +5,7 @@ import type {
 import type { Scope } from '../core/types.js';
 import { systemContext, writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
+import { outcomeCutoff } from './outcomes.js';
 
 /**
  * Retention (docs/behavior.md "Governance"): a pattern's expires_at → project retention_days
@@ -65,9 +66,12 @@ export async function applyRetention(
   const expired = [...ownExpiry, ...byPolicy];
 
   let purged = 0;
+  // Recall traces and outcomes follow their own, shorter retention (docs/behavior.md "Outcomes").
+  let outcomes = { traces: 0, outcomes: 0 };
   if (input.dry_run) {
     purged = expired.length;
   } else {
+    outcomes = await storage.outcomes.purgeBefore(scope, outcomeCutoff(deps));
     for (const id of expired) {
       const current = await storage.patterns.get(scope, id);
       if (current === null || !isExpired(current, policy, now)) continue;
@@ -77,6 +81,8 @@ export async function applyRetention(
 
   await writeAudit(deps, RetentionAuditKind.applied, scope, ctx, {
     purged_count: purged,
+    outcome_traces_purged: outcomes.traces,
+    outcomes_purged: outcomes.outcomes,
     dry_run: input.dry_run,
     retention_days: policy.retention_days,
     source: policy.source,

@@ -14,7 +14,7 @@ export const HISTORY_EVALS = 20;
  * The pattern the role may browse (docs/behavior.md "Auth and scope"), else a 404 like an absent
  * one: a reader learns nothing of a pattern it may not read, not even that it exists.
  */
-async function browsablePattern(deps: ServiceDeps, scope: Scope, role: Role, key: string): Promise<PatternRecord> {
+export async function browsablePattern(deps: ServiceDeps, scope: Scope, role: Role, key: string): Promise<PatternRecord> {
   const pattern = await deps.storage.patterns.get(scope, parsePatternKey(key));
   if (!pattern || !readableClassifications(role).includes(pattern.classification)) throw new NotFoundError(`pattern ${key} not found`);
   return pattern;

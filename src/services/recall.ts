@@ -20,6 +20,7 @@ import { recordLookup } from './lookup-events.js';
 import { OutcomeStage } from './recall-outcomes.js';
 import { newId } from './ids.js';
 import { recallTrace } from '../core/recall-trace.js';
+import { recallCredit } from '../core/outcome-credit.js';
 
 /** A ranked candidate with whatever parts its ranking had (hybrid: the blend's; cosine: none). */
 type Ranked = RankedCandidate & { cosine?: number; centered_cosine?: number; bm25?: number; blended?: number };
@@ -32,9 +33,6 @@ export interface RecallOutcome {
   result: RecallResponse;
   mode: RecallMode;
 }
-
-/** A reusable match nudges the pattern's success_score up by this much (capped at 10). */
-const REUSE_BONUS = 0.1;
 
 /**
  * Recall (docs/behavior.md "Recall"). Candidates are ranked on light rows (task, similarity, recent
@@ -268,7 +266,9 @@ function recallRecord(
   const event = recallEvent(deps, page, started, tierOf, false);
   return {
     reused_ids: page.filter((c) => tierOf(c) !== 'fresh').map((c) => c.id),
-    bonus: REUSE_BONUS,
+    // A reusable match nudges the pattern's success_score up (capped at 10), unless the credit
+    // waits for a reported outcome (docs/behavior.md "Outcomes").
+    bonus: recallCredit(deps.config.outcomes.reuseCredit),
     at: event.at,
     reused: event.best_tier !== null && event.best_tier !== 'fresh',
     event,

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJsonStorage, type JsonStorage } from '../../src/adapters/storage/json/index.js';
 import { ValidationError } from '../../src/core/errors.js';
-import type { Scope } from '../../src/core/types.js';
+import { patternKey, type Scope } from '../../src/core/types.js';
+import { recallTrace } from '../../src/core/recall-trace.js';
 import { noopInstruments } from '../../src/ports/observability.js';
 import { dumpStorage, runChild, transpileAdapter } from './json-storage.helpers.js';
 import { angled, at, makePattern, pid, runStorageContract, SCOPE_A, SCOPE_B, SCOPE_C, vec } from './storage.contract.js';
@@ -202,6 +203,28 @@ describe('JSON storage: files, durability, locking', () => {
     await second.close();
     const third = await make();
     expect(await dumpStorage(third, SCOPES, QUERIES)).toEqual(before);
+  });
+
+  it('keeps recall traces and outcomes through journal replay and a snapshot', async () => {
+    const first = await make();
+    await first.patterns.insert(SCOPE_A, makePattern(1), vec(1));
+    const trace = recallTrace('r1', at(10), 'Sort it', vec(1, 0.5), [patternKey(pid(1))]);
+    await first.recordRecall(SCOPE_A, { page_ids: [pid(1)], reused_ids: [pid(1)], bonus: 0.1, at: at(10), reused: true, event: { at: at(10), kind: 'recall' }, trace });
+    await first.outcomes.report(SCOPE_A, { recall_id: 'r1', pattern_key: patternKey(pid(1)), passed: false, score: null, detail: 'why', source: null, at: at(11) }, { credit: -0.1 });
+    const view = async (st: JsonStorage) => ({
+      trace: await st.outcomes.getTrace(SCOPE_A, 'r1'),
+      outcomes: await st.outcomes.listForPattern(SCOPE_A, pid(1), { limit: 5 }),
+      pattern: await st.patterns.get(SCOPE_A, pid(1)),
+    });
+    const before = await view(first);
+    expect(before.outcomes).toHaveLength(1);
+    await first.close();
+    const second = await make();
+    expect(await view(second)).toEqual(before);
+    await second.compact();
+    await second.close();
+    const third = await make();
+    expect(await view(third)).toEqual(before);
   });
 
   it('writes racing with compactions are neither lost nor applied twice', async () => {

@@ -14,6 +14,7 @@ import { learnContract } from './storage.contract.learn.js';
 import { quotaContract } from './storage.contract.quota.js';
 import { hybridContract } from './storage.contract.hybrid.js';
 import { tiesContract } from './storage.contract.ties.js';
+import { outcomesContract } from './storage.contract.outcomes.js';
 
 export * from './storage.contract.fixtures.js';
 
@@ -41,5 +42,6 @@ export function runStorageContract(name: string, make: MakeStorage): void {
     quotaContract(() => storage);
     hybridContract(() => storage);
     tiesContract(() => storage);
+    outcomesContract(() => storage);
   });
 }

@@ -25,6 +25,8 @@ export type JournalOp =
   | { op: 'trace'; t: TraceLine }
   /** A reported outcome (replaces the same recall and pattern's earlier one). */
   | { op: 'outcome'; o: OutcomeReport }
+  /** An outcome's success credit: success_score + d, kept within [0, 10]. */
+  | { op: 'credit'; id: string; d: number }
   /** Retention: traces and outcomes dated before this time go. */
   | { op: 'opurge'; before: string }
   /** Several ops in one line, so they are durable together or not at all (import batches). */

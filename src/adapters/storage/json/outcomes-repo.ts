@@ -1,6 +1,7 @@
 import { ValidationError } from '../../../core/errors.js';
 import { isRecallId, OUTCOME_EVIDENCE_PER_PATTERN } from '../../../core/recall-trace.js';
 import type { OutcomeEvidence } from '../../../core/outcome-types.js';
+import { idFromPatternKey } from '../../../core/types.js';
 import type { OutcomeReportResult, OutcomeRepository } from '../../../ports/storage.js';
 import { isPatternId } from './ids.js';
 import type { JournalOp } from './journal-ops.js';
@@ -10,7 +11,7 @@ import type { ScopeRegistry } from './scope-registry.js';
 /** Outcomes live in each scope's state and journal, next to the patterns they judge. */
 export function createOutcomeRepository(registry: ScopeRegistry): OutcomeRepository {
   return {
-    async report(scope, report) {
+    async report(scope, report, opts = {}) {
       if (!isRecallId(report.recall_id)) return 'unknown_recall';
       const store = registry.forRead(scope);
       if (!store) return 'unknown_recall';
@@ -19,7 +20,14 @@ export function createOutcomeRepository(registry: ScopeRegistry): OutcomeReposit
       // Decided against the state at append time, as every mutation of the scope.
       await store.mutate(() => {
         result = store.state.outcomes.check(copy, store.state.patternExists);
-        return result === 'stored' || result === 'replaced' ? { op: { op: 'outcome', o: copy } } : null;
+        if (result === 'replaced') return { op: { op: 'outcome', o: copy } };
+        if (result !== 'stored') return null;
+        const credit = opts.credit ?? 0;
+        const id = idFromPatternKey(copy.pattern_key)!;
+        // The report and its credit in one line: durable together or not at all.
+        return credit === 0
+          ? { op: { op: 'outcome', o: copy } }
+          : { op: { op: 'batch', ops: [{ op: 'outcome', o: copy }, { op: 'credit', id, d: credit }] } };
       });
       return result;
     },

@@ -3,6 +3,7 @@ import type { FeedbackCluster, MetricsCounters, PatternRecord, RoiEvent } from '
 import type { JournalOp, SnapshotLine } from './journal-ops.js';
 import { encodeVector, KeywordIndex, VectorIndex, VectorMean } from './engine/index.js';
 import { OutcomeState } from './outcome-state.js';
+import { creditedScore } from '../../../core/outcome-credit.js';
 
 /** Only the newest few observations drive the quality factor; older ones are dropped. */
 export const EVALS_KEPT_PER_PATTERN = 50;
@@ -150,6 +151,14 @@ export class ScopeState {
       case 'outcome':
         this.outcomes.report(op.o, this.patternExists);
         return;
+      case 'credit': {
+        const old = this.patterns.get(op.id);
+        if (!old) return;
+        const rec = { ...old, success_score: creditedScore(old.success_score, op.d) };
+        this.patterns.set(old.id, rec);
+        this.index.setItem(old.id, rec);
+        return;
+      }
       case 'opurge':
         this.outcomes.purge(Date.parse(op.before));
         return;

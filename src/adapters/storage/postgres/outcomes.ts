@@ -97,6 +97,10 @@ const REPORT_SQL = `WITH trace AS (
   ON CONFLICT (tenant_id, project_id, recall_id, pattern_id) DO UPDATE
     SET passed = EXCLUDED.passed, score = EXCLUDED.score, detail = EXCLUDED.detail, source = EXCLUDED.source, at = EXCLUDED.at
   RETURNING (xmax <> 0) AS replaced
+), credited AS (
+  UPDATE patterns SET success_score = LEAST(10, GREATEST(0, success_score + $11))
+  WHERE tenant_id = $1 AND project_id = $2 AND id = $4 AND $11 <> 0 AND EXISTS (SELECT 1 FROM written WHERE NOT replaced)
+  RETURNING 1
 )
 SELECT (SELECT count(*) FROM trace)::int AS traces, (SELECT replaced FROM written) AS replaced`;
 
@@ -132,13 +136,15 @@ export function createOutcomeRepository(db: Db): OutcomeRepository {
   }
 
   return {
-    async report(scope, o) {
+    async report(scope, o, opts = {}) {
       const patternId = idFromPatternKey(o.pattern_key);
       if (!isRecallId(o.recall_id)) return 'unknown_recall';
       if (patternId === null) {
         return (await this.getTrace(scope, o.recall_id)) ? 'not_a_match' : 'unknown_recall';
       }
-      const res = await db.query<{ traces: number; replaced: boolean | null }>(REPORT_SQL, outcomeValues(scope, o, patternId), 'outcomes.report');
+      const res = await db.query<{ traces: number; replaced: boolean | null }>(
+        REPORT_SQL, [...outcomeValues(scope, o, patternId), opts.credit ?? 0], 'outcomes.report',
+      );
       const { traces, replaced } = res.rows[0];
       if (traces === 0) return 'unknown_recall';
       if (replaced === null) return 'not_a_match';
