@@ -17,6 +17,8 @@ export interface OutcomeCpu {
   /** With outcome ranking on a project with no outcome yet. */
   emptyWithUs: number;
   emptyWithoutUs: number;
+  /** Outcomes actually stored (a report refused would leave the store emptier than asked). */
+  stored: number;
 }
 
 const HYBRID = VARIANTS.find((v) => v.name === 'after')!;
@@ -50,30 +52,35 @@ export async function measureOutcomeCpu(modelPath: string, patterns: number, out
 
     // Outcomes as an agent would report them: against the top match of a recall of a similar ask.
     const reporters = runs.slice(patterns, patterns + outcomes).map((r) => r.task);
+    let stored = 0;
     for (const [i, task] of reporters.entries()) {
       const res = await ask(arms.without, task);
       const top = res.matches[0];
       if (!top) continue;
       await store.storage.settleRecallWrites();
       const passed = i % 3 === 0;
-      await store.storage.outcomes.report(SCOPE, {
+      const result = await store.storage.outcomes.report(SCOPE, {
         recall_id: res.recall_id, pattern_key: top.pattern_key, passed, score: null,
         detail: passed ? null : `assert case ${i} failed`, source: 'tests', at: new Date().toISOString(),
       });
+      if (result === 'stored' || result === 'replaced') stored++;
     }
     const loaded = await interleaved(arms, asks);
-    return { withUs: loaded.with, withoutUs: loaded.without, emptyWithUs: empty.with, emptyWithoutUs: empty.without };
+    return { withUs: loaded.with, withoutUs: loaded.without, emptyWithUs: empty.with, emptyWithoutUs: empty.without, stored };
   } finally {
     await store.remove();
     await model.embedder.close();
   }
 }
 
-/** CPU µs per recall of each arm over the same asks, the arms alternating ask by ask. */
+/**
+ * CPU µs per recall of each arm over the same asks, both arms on every ask, which goes first
+ * alternating ask by ask (the second recall of a task finds warmer caches).
+ */
 async function interleaved(arms: Record<'with' | 'without', ServiceDeps>, asks: string[]): Promise<Record<'with' | 'without', number>> {
   const cpu = { with: 0, without: 0 };
-  for (const t of asks) {
-    for (const arm of ['with', 'without'] as const) {
+  for (const [i, t] of asks.entries()) {
+    for (const arm of i % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const)) {
       const before = process.cpuUsage();
       await ask(arms[arm], t);
       const used = process.cpuUsage(before);

@@ -212,6 +212,8 @@ async function runStreams(o: AgentLoopOptions, set: MbppSet, sandbox: Sandbox, s
         reported += agents.with.outcomesReported;
       }
     }
+    // The figures so far, pooled over the seeds done: a long run interrupted still leaves them.
+    process.stderr.write(`agent loop: after seed ${seed}:\n${tables.render()}\n`);
   }
   return reported;
 }
@@ -226,7 +228,7 @@ export async function runAgentLoopBench(argv: string[]): Promise<void> {
   const cpu = cpus();
   lines.push(
     'Agent loop: first-try pass rate of an agent that reuses the top recall match, with and without outcome ranking',
-    `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage; data ${o.data}`,
+    `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage${o.cpuOnly ? '' : `; data ${o.data}`}`,
   );
   if (!o.cpuOnly) {
     const full = loadMbpp(o.data);
@@ -259,8 +261,8 @@ export async function runAgentLoopBench(argv: string[]): Promise<void> {
     lines.push(
       '',
       `recall CPU per request at ${o.cpuPatterns} patterns, ${o.cpuOutcomes} outcomes (${o.cpuQueries} recalls per arm, interleaved, embeddings cached, in process):`,
-      `  without outcome ranking ${c.withoutUs.toFixed(0)} µs, with ${c.withUs.toFixed(0)} µs: added ${(c.withUs - c.withoutUs).toFixed(0)} µs per recall` +
-        ` (a scope with no outcomes: added ${(c.emptyWithUs - c.withoutUs).toFixed(0)} µs)`,
+      `  ${c.stored} outcomes stored: without outcome ranking ${c.withoutUs.toFixed(0)} µs, with ${c.withUs.toFixed(0)} µs, added ${(c.withUs - c.withoutUs).toFixed(0)} µs per recall`,
+      `  no outcome in the project: without ${c.emptyWithoutUs.toFixed(0)} µs, with ${c.emptyWithUs.toFixed(0)} µs, added ${(c.emptyWithUs - c.emptyWithoutUs).toFixed(0)} µs per recall`,
     );
   }
   console.log(lines.join('\n'));
