@@ -44,7 +44,7 @@ const EVAL_RANGE: [number, number] = [7, 9.5];
 /** Mutants tried per problem before giving up on it. */
 const MUTANT_TRIES = 8;
 
-export async function buildMemories(set: MbppSet, seed: number, sandbox: Sandbox): Promise<Memories> {
+export async function buildMemories(set: MbppSet, seed: number, sandbox: Sandbox, contaminate = true): Promise<Memories> {
   const random = seededRandom(seed * 7919 + 1);
   const score = () => Math.round(between(random, ...EVAL_RANGE) * 10) / 10;
   const S1: StoredRun[] = set.problems.map((p) => ({ task: p.phrasings[0], code: p.solution, eval_score: score(), kind: 'original', problem: p.id }));
@@ -59,8 +59,9 @@ export async function buildMemories(set: MbppSet, seed: number, sandbox: Sandbox
     contaminated.push({ task, code: y.solution, eval_score: score(), kind: 'lookalike', problem: x.id });
   }
   const mutantSeed = seededRandom(seed * 104_729 + 3);
+  // Near misses cost test runs: made only when the contaminated memory is asked for.
   const mutants = await Promise.all(set.problems.map(async (p) => {
-    if (mergesInto(p.typo_variant, p)) return null;
+    if (!contaminate || mergesInto(p.typo_variant, p)) return null;
     const code = await nearMiss(p, mutantSeed, sandbox);
     return code === null ? null : { task: p.typo_variant, code, eval_score: 0, kind: 'mutant' as const, problem: p.id };
   }));

@@ -190,7 +190,7 @@ async function runStreams(o: AgentLoopOptions, set: MbppSet, sandbox: Sandbox, s
   let reported = 0;
   for (const seed of o.seeds) {
     process.stderr.write(`agent loop: seed ${seed}: building the memories (near-miss mutants run their tests)...\n`);
-    const memories = await buildMemories(set, seed, sandbox);
+    const memories = await buildMemories(set, seed, sandbox, o.memories.includes('S2'));
     for (const memory of o.memories) {
       for (const stream of o.streams) {
         const project = `agent-loop-s${seed}-${memory}-${stream}`;
@@ -236,6 +236,12 @@ export async function runAgentLoopBench(argv: string[]): Promise<void> {
     const sandbox = new Sandbox();
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-loop-'));
     const servers = {} as Record<Arm, ServedStore>;
+    // Interrupted (Ctrl-C, kill): the servers it started go with it.
+    const stopOnSignal = (signal: NodeJS.Signals) => {
+      void Promise.all(Object.values(servers).map((srv) => srv.stop())).finally(() => process.kill(process.pid, signal));
+    };
+    process.once('SIGINT', stopOnSignal);
+    process.once('SIGTERM', stopOnSignal);
     try {
       for (const arm of ARMS) servers[arm] = await serveArm(arm, dataDir, o.model);
       const tables = new Tables();
@@ -251,6 +257,8 @@ export async function runAgentLoopBench(argv: string[]): Promise<void> {
         tables.render(),
       );
     } finally {
+      process.off('SIGINT', stopOnSignal);
+      process.off('SIGTERM', stopOnSignal);
       await Promise.all(Object.values(servers).map((s) => s.stop()));
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -27,6 +27,12 @@ export const DEFAULT_OUTCOME_TAU = 0.7;
 export const EXACT_WORDING_MOVE = 1;
 /** Lessons shown per match. */
 export const MAX_LESSONS = 3;
+/**
+ * The newest failures of a pattern (on other wordings) compared with the query, at most: each
+ * comparison is a dot product over the model's dimensions, the bulk of the stage's cost. The
+ * exact wording is looked for among all the evidence the storage hands over.
+ */
+export const MAX_FAILURES_WEIGHED = 8;
 
 export interface OutcomeRankingSettings {
   delta: number;
@@ -114,12 +120,16 @@ function adjustmentOf(
   let exact: 'failed' | 'passed' | null = null;
   const weighed: (OutcomeFailureRef & { detail: string | null })[] = [];
   let worst = 0;
+  let compared = 0;
   for (const e of items) {
     const same = e.query_normalized === query.normalized;
     // Newest first: the first outcome on this wording is its last result.
     if (same && exact === null) exact = e.passed ? 'passed' : 'failed';
     if (e.passed) continue;
+    if (!same && compared++ >= MAX_FAILURES_WEIGHED) continue;
     const c = same ? 1 : similarity(e.query_vector);
+    // A failure this far from the query neither lowers the pattern nor teaches anything here.
+    if (!(c >= settings.tau)) continue;
     const penalty = same ? 0 : failureWeight(c, settings.tau);
     if (penalty > worst) worst = penalty;
     weighed.push({ recall_id: e.recall_id, query: e.query, at: e.at, similarity: c, penalty, detail: e.detail });
@@ -127,7 +137,7 @@ function adjustmentOf(
   const local = worst > 0 ? -settings.delta * worst : 0;
   const exactMove = exact === 'failed' ? -EXACT_WORDING_MOVE : exact === 'passed' ? EXACT_WORDING_MOVE : 0;
   // Nearest first, then newest (the stable sort keeps the storage's newest-first order).
-  const near = weighed.filter((f) => f.similarity >= settings.tau).sort((a, b) => b.similarity - a.similarity);
+  const near = weighed.sort((a, b) => b.similarity - a.similarity);
   return {
     adjustment: local + exactMove,
     local,
@@ -162,16 +172,29 @@ export function querySimilarity(query: OutcomeQuery): (v: QuantisedVector | null
     if (v === null || v.values.length !== q.length || !(qNorm > 0)) return 0;
     const values = v.values;
     let dot = 0;
-    let vv = 0;
-    for (let i = 0; i < values.length; i++) {
-      const x = values[i];
-      dot += q[i] * x;
-      vv += x * x;
-    }
+    for (let i = 0; i < values.length; i++) dot += q[i] * values[i];
     // The scale cancels in a cosine: the int8 values are the direction.
-    if (!(vv > 0)) return 0;
-    const raw = dot / (qNorm * Math.sqrt(vv));
+    const vNorm = int8Norm(values);
+    if (!(vNorm > 0)) return 0;
+    const raw = dot / (qNorm * vNorm);
     if (centring === null) return Math.max(-1, Math.min(1, raw));
     return centeredCosine(raw, centring.queryMeanDot, centring.queryMeanDot, centring.meanNorm2);
   };
+}
+
+/**
+ * An int8 vector's length, worked out once per stored vector: every recall that meets the
+ * same failure compares with it again (the storages hand out the same arrays).
+ */
+const norms = new WeakMap<Int8Array, number>();
+
+function int8Norm(values: Int8Array): number {
+  let n = norms.get(values);
+  if (n === undefined) {
+    let vv = 0;
+    for (let i = 0; i < values.length; i++) vv += values[i] * values[i];
+    n = Math.sqrt(vv);
+    norms.set(values, n);
+  }
+  return n;
 }

@@ -128,3 +128,14 @@ describe('outcome ranking', () => {
     expect(failureWeight(Number.NaN, tau)).toBe(0);
   });
 });
+
+describe('outcome ranking cost bound', () => {
+  it('weighs only the newest failures on other wordings, but finds the exact wording among all', async () => {
+    const { MAX_FAILURES_WEIGHED } = await import('../../src/core/outcome-ranking.js');
+    const far = Array.from({ length: MAX_FAILURES_WEIGHED }, (_, i) => evidence('p', false, `far ${i}`, at(Math.acos(0.1))));
+    const older = [evidence('p', false, 'near but old', at(0)), evidence('p', false, 'w', at(0))];
+    const a = outcomeAdjustments(query('w', at(0)), new Map([['p', [...far, ...older]]])).get('p')!;
+    expect(a.local).toBe(0);
+    expect(a.exact).toBe('failed');
+  });
+});
