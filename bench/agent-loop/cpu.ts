@@ -1,4 +1,9 @@
+import { distinctTerms } from '../../src/core/bm25.js';
+import { firstFetch } from '../../src/core/dedup.js';
+import { unitVector } from '../../src/core/hybrid.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
+import { OutcomeStage } from '../../src/services/recall-outcomes.js';
+import { keywordShare } from '../../src/services/recall-hybrid.js';
 import { syntheticRuns } from '../synthetic.js';
 import { ask, depsFor, openModel, openTempStore, SCOPE, VARIANTS } from '../recall-quality/protocol.js';
 
@@ -19,6 +24,12 @@ export interface OutcomeCpu {
   emptyWithoutUs: number;
   /** Outcomes actually stored (a report refused would leave the store emptier than asked). */
   stored: number;
+  /**
+   * The stage alone, timed on its own (its check, the evidence read and the adjustments of a
+   * default recall's candidates), so the machine's noise in two whole recalls does not hide it.
+   */
+  stageUs: number;
+  emptyStageUs: number;
 }
 
 const HYBRID = VARIANTS.find((v) => v.name === 'after')!;
@@ -49,6 +60,7 @@ export async function measureOutcomeCpu(modelPath: string, patterns: number, out
     await base.embedder.embed(asks); // cached: the cost below is ranking, not embedding
     for (const t of asks.slice(0, 20)) for (const d of Object.values(arms)) await ask(d, t); // warm-up (and the tier fit)
     const empty = await interleaved(arms, asks);
+    const emptyStageUs = await stageCost(arms.with, asks);
 
     // Outcomes as an agent would report them: against the top match of a recall of a similar ask.
     const reporters = runs.slice(patterns, patterns + outcomes).map((r) => r.task);
@@ -66,7 +78,8 @@ export async function measureOutcomeCpu(modelPath: string, patterns: number, out
       if (result === 'stored' || result === 'replaced') stored++;
     }
     const loaded = await interleaved(arms, asks);
-    return { withUs: loaded.with, withoutUs: loaded.without, emptyWithUs: empty.with, emptyWithoutUs: empty.without, stored };
+    const stageUs = await stageCost(arms.with, asks);
+    return { withUs: loaded.with, withoutUs: loaded.without, emptyWithUs: empty.with, emptyWithoutUs: empty.without, stored, stageUs, emptyStageUs };
   } finally {
     await store.remove();
     await model.embedder.close();
@@ -88,4 +101,22 @@ async function interleaved(arms: Record<'with' | 'without', ServiceDeps>, asks: 
     }
   }
   return { with: cpu.with / asks.length, without: cpu.without / asks.length };
+}
+
+/** CPU µs of the outcome stage per recall: a default recall's first candidate fetch (limit 5), gathered beforehand, then the stage timed alone. */
+async function stageCost(deps: ServiceDeps, asks: string[]): Promise<number> {
+  const k = firstFetch(5);
+  const sets = [];
+  for (const task of asks) {
+    const unit = unitVector((await deps.embedder.embed([task]))[0]);
+    const set = await deps.storage.patterns.hybridCandidates(SCOPE, { vector: unit, terms: distinctTerms(task), vectorK: k, keywordK: keywordShare(k), filter: {}, evalWindow: 0 });
+    sets.push({ task, unit, set });
+  }
+  const before = process.cpuUsage();
+  for (const { task, unit, set } of sets) {
+    const stage = await OutcomeStage.open(deps, SCOPE, task);
+    if (stage) await stage.adjust(set.candidates.map((c) => c.id), unit, set.stats);
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / sets.length;
 }

@@ -271,6 +271,7 @@ export async function runAgentLoopBench(argv: string[]): Promise<void> {
       `recall CPU per request at ${o.cpuPatterns} patterns, ${o.cpuOutcomes} outcomes (${o.cpuQueries} recalls per arm, interleaved, embeddings cached, in process):`,
       `  ${c.stored} outcomes stored: without outcome ranking ${c.withoutUs.toFixed(0)} µs, with ${c.withUs.toFixed(0)} µs, added ${(c.withUs - c.withoutUs).toFixed(0)} µs per recall`,
       `  no outcome in the project: without ${c.emptyWithoutUs.toFixed(0)} µs, with ${c.emptyWithUs.toFixed(0)} µs, added ${(c.emptyWithUs - c.emptyWithoutUs).toFixed(0)} µs per recall`,
+      `  the outcome stage timed alone (a default recall's candidates): ${c.stageUs.toFixed(1)} µs per recall with the outcomes, ${c.emptyStageUs.toFixed(1)} µs with none`,
     );
   }
   console.log(lines.join('\n'));

@@ -1,5 +1,6 @@
 import { centeredCosine } from './hybrid.js';
 import type { OutcomeEvidence, QuantisedVector } from './outcome-types.js';
+import { quantiseVector } from './recall-trace.js';
 
 /**
  * Ranking that remembers (docs/behavior.md "Outcome ranking"), the pure part: from the
@@ -160,23 +161,38 @@ export function failedOnThisWording(a: OutcomeAdjustment | undefined): boolean {
   return a?.exact === 'failed';
 }
 
-/** The cosine of the query with an earlier query's quantised vector, centred when the analysis says how; 0 without vectors. */
+/**
+ * The cosine of the query with an earlier query's quantised vector, centred when the analysis
+ * says how; 0 without vectors. The query is quantised to int8 once, as the traces' vectors are,
+ * so each comparison is an integer dot product (the stage's main cost; exact in int32: at most
+ * 127² × dimensions).
+ */
 export function querySimilarity(query: OutcomeQuery): (v: QuantisedVector | null) => number {
-  const q = query.vector;
-  if (q === null) return () => 0;
-  let qq = 0;
-  for (let i = 0; i < q.length; i++) qq += q[i] * q[i];
-  const qNorm = Math.sqrt(qq);
+  if (query.vector === null) return () => 0;
+  const q = quantiseVector(query.vector).values;
+  const qNorm = int8Norm(q);
+  const n = q.length;
   const centring = query.centring;
   return (v) => {
-    if (v === null || v.values.length !== q.length || !(qNorm > 0)) return 0;
+    if (v === null || v.values.length !== n || !(qNorm > 0)) return 0;
     const values = v.values;
-    let dot = 0;
-    for (let i = 0; i < values.length; i++) dot += q[i] * values[i];
-    // The scale cancels in a cosine: the int8 values are the direction.
+    // Four running sums: independent additions the CPU can overlap.
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
+    let i = 0;
+    for (; i + 3 < n; i += 4) {
+      d0 += q[i] * values[i];
+      d1 += q[i + 1] * values[i + 1];
+      d2 += q[i + 2] * values[i + 2];
+      d3 += q[i + 3] * values[i + 3];
+    }
+    for (; i < n; i++) d0 += q[i] * values[i];
+    // The scales cancel in a cosine: the int8 values are the directions.
     const vNorm = int8Norm(values);
     if (!(vNorm > 0)) return 0;
-    const raw = dot / (qNorm * vNorm);
+    const raw = (d0 + d1 + d2 + d3) / (qNorm * vNorm);
     if (centring === null) return Math.max(-1, Math.min(1, raw));
     return centeredCosine(raw, centring.queryMeanDot, centring.queryMeanDot, centring.meanNorm2);
   };
