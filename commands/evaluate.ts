@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ApiError, type EvaluateRequest, type EvaluateResponse } from '../src/client/index.js';
 import { formatNumber } from '../src/core/output-numbers.js';
+import { SUCCESS_EVAL_SCORE } from '../src/core/roi.js';
 import { junitXml, type CaseOutcome } from './evaluate-junit.js';
 import { appendStepSummary } from './evaluate-summary.js';
 import { addAsyncOptions, printAccepted, type AsyncOptionValues } from './shared/async-jobs.js';
@@ -23,6 +24,7 @@ interface EvaluateOptions extends ClientOptionValues, AsyncOptionValues {
   junit?: string;
   batch?: string;
   concurrency: number;
+  recallId?: string;
 }
 
 interface EvalCase {
@@ -42,6 +44,7 @@ export function register(program: Command): void {
     .option('--output <text>', "the program's output: literal text, - for stdin, @file")
     .option('--num-evals <n>', 'independent evaluators, 1 to 10 (server default 3)', integerIn(1, 10))
     .option('--pattern-key <key>', 'record the median as an eval observation of this stored pattern')
+    .option('--recall-id <id>', "with --pattern-key: report the gate's verdict as the outcome of reusing that match of this recall (source evaluator)")
     .option('--min-score <score>', 'exit 100 when the median score is below this (0 to 10)', numberIn(0, 10))
     .option('--fail-on-adversarial', 'exit 100 when hard-coded or faked output is detected')
     .option('--fail-on-high-variance', 'exit 100 when the evaluators disagree (variance > 1.5)')
@@ -55,6 +58,11 @@ export function register(program: Command): void {
     const io = ioOf(command);
     const cases = opts.batch !== undefined ? await batchCases(opts, io) : [await singleCase(opts, io)];
     if (opts.async && !opts.wait && opts.batch !== undefined) throw new UsageError('--async submits one evaluation; with --batch use --wait');
+    if (opts.recallId !== undefined) {
+      if (opts.batch !== undefined) throw new UsageError('--recall-id reports one evaluation: not with --batch');
+      if (opts.patternKey === undefined) throw new UsageError('--recall-id needs --pattern-key (the match that was reused)');
+      if (opts.async && !opts.wait) throw new UsageError('--recall-id needs the verdict: with --async use --wait');
+    }
     // Found out now, not after the LLM calls were paid for: the report's folder is created and
     // the file must be writable.
     if (opts.junit) await assertWritableFile(opts.junit, '--junit');
@@ -65,6 +73,19 @@ export function register(program: Command): void {
       const outcomes = opts.batch !== undefined
         ? await runBatch(io, out, cases, opts.concurrency, (c) => evaluateCase(evaluateOne, c, opts))
         : [await out.withSpinner('evaluating…', () => evaluateCase(evaluateOne, cases[0], opts))];
+      if (opts.recallId !== undefined && outcomes[0].result) {
+        // The gate decides (docs/behavior.md "Outcomes"); without gate flags, the outcome's own
+        // gate: a median of at least SUCCESS_EVAL_SCORE and no faked output.
+        const failures = outcomeGateFailures(outcomes[0].result, opts);
+        await client.reportOutcome({
+          recall_id: opts.recallId,
+          pattern_key: opts.patternKey!,
+          passed: failures.length === 0,
+          score: outcomes[0].result.median_score,
+          detail: failures.length > 0 ? failures.join('; ').slice(0, 2000) : undefined,
+          source: 'evaluator',
+        });
+      }
       if (opts.junit) await writeOutput(await resolveOutputTarget(opts.junit), junitXml(outcomes, new Date()));
       if (io.env.stepSummary) await appendStepSummary(io.env.stepSummary, outcomes);
       const view = errorViewOf(command);
@@ -137,6 +158,12 @@ export function gateFailures(result: EvaluateResponse, opts: Pick<EvaluateOption
   if (opts.failOnAdversarial && result.adversarial_detected) reasons.push('hard-coded or faked output detected');
   if (opts.failOnHighVariance && result.high_variance) reasons.push(`evaluators disagree (variance ${formatNumber(result.variance)} > 1.5)`);
   return reasons;
+}
+
+/** The gate that decides an evaluated reuse's outcome: the flags given, else a successful run's line. */
+function outcomeGateFailures(result: EvaluateResponse, opts: EvaluateOptions): string[] {
+  const gated = opts.minScore !== undefined || opts.failOnAdversarial === true || opts.failOnHighVariance === true;
+  return gateFailures(result, gated ? opts : { minScore: SUCCESS_EVAL_SCORE, failOnAdversarial: true });
 }
 
 async function evaluateCase(

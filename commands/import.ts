@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AnyImportRecord } from '../src/contracts/memory.js';
-import type { AnyImportRecord as AnyImportRecordInput, ImportResponse } from '../src/client/index.js';
+import type { AnyImportRecord as AnyImportRecordInput, ImportResponse, TracedOutcomesLine } from '../src/client/index.js';
 import { MAX_IMPORT_RECORDS } from '../src/core/vocabulary.js';
 import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
@@ -27,12 +27,14 @@ export function register(program: Command): void {
   cmd.action(action(async (file: string, opts: ImportOptions, command: Command) => {
     const source = file === '-' ? '-' : `@${file}`;
     const text = await readTextArg(source, ioOf(command).stdin, 'import');
-    const records = parseRecords(text, file === '-' ? 'stdin' : file);
+    const { records, outcomes } = parseImport(text, file === '-' ? 'stdin' : file);
 
     return withClient(opts, command, async (client, out) => {
       if (opts.async || opts.wait) {
         const waited = await importViaJobs(opts, client, out, records);
-        if (waited) out.result(waited, () => `imported ${waited.imported}, skipped ${waited.skipped} (total ${waited.total})`);
+        if (!waited) return;
+        const result = outcomes.length > 0 ? { ...waited, outcomes_imported: await client.importOutcomes(outcomes) } : waited;
+        out.result(result, () => `imported ${waited.imported}, skipped ${waited.skipped} (total ${waited.total})`);
         return;
       }
       const totals = await client.importAll(records, {
@@ -42,6 +44,8 @@ export function register(program: Command): void {
         onProgress: (sent, total) => out.progress(`sent ${sent}/${total} records`),
       });
       out.progressDone();
+      // The outcomes after the patterns they belong to (docs/behavior.md "Outcomes" 6).
+      if (outcomes.length > 0) totals.outcomes_imported = await client.importOutcomes(outcomes);
       out.result(totals, () => renderTotals(totals));
     });
   }));
@@ -49,6 +53,7 @@ export function register(program: Command): void {
 
 function renderTotals(totals: ImportResponse): string {
   const lines = [`imported ${totals.imported}, skipped ${totals.skipped} (total ${totals.total})`];
+  if (totals.outcomes_imported !== undefined) lines.push(`restored ${totals.outcomes_imported} recall traces with their outcomes`);
   for (const s of totals.skipped_records ?? []) lines.push(`  skipped records[${s.index}]${s.key === null ? '' : ` ${s.key}`}: ${s.reason}`);
   return lines.join('\n');
 }
@@ -83,13 +88,26 @@ function recordsOf(text: string, name: string): unknown[] {
   throw new UsageError(`${name}: expected {"records": [...]}, a JSON array of records, or NDJSON (one record a line)`);
 }
 
+/** The file's records and (+) its `type: "outcomes"` lines (the NDJSON export's, after the records). */
+function parseImport(text: string, name: string): { records: AnyImportRecordInput[]; outcomes: TracedOutcomesLine[] } {
+  const all = recordsOf(text, name);
+  const isOutcomes = (v: unknown) => typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'outcomes';
+  return {
+    records: checkRecords(all.filter((v) => !isOutcomes(v)), name),
+    outcomes: all.filter(isOutcomes) as TracedOutcomesLine[],
+  };
+}
+
 /**
  * Checks every record against the import contract first, so a bad record 15,000 lines in does
  * not leave a half-imported project behind. Records the server will skip (an unknown version,
  * a key outside patterns/) pass: the server reports them with the reason.
  */
 export function parseRecords(text: string, name: string): AnyImportRecordInput[] {
-  const records = recordsOf(text, name);
+  return checkRecords(recordsOf(text, name), name);
+}
+
+function checkRecords(records: unknown[], name: string): AnyImportRecordInput[] {
   const problems: string[] = [];
   let bad = 0;
   records.forEach((record, i) => {

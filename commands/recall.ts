@@ -200,5 +200,7 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
     lines.push(`tier policy ${tierPolicyLine(res.tier_policy)}`);
   }
   if (res.has_more && res.next_offset !== null) lines.push(c.dim(`more matches: --offset ${res.next_offset}`));
+  // The id outcomes are reported against (`service outcome`); older servers answer none.
+  if (res.recall_id) lines.push(c.dim(`recall_id ${res.recall_id} (after reusing a match: service outcome ${res.recall_id} KEY --passed|--failed)`));
   return lines.join('\n');
 }

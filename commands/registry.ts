@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   reindex: () => import('./reindex.js'),
   learn: () => import('./learn.js'),
   recall: () => import('./recall.js'),
+  outcome: () => import('./outcome.js'),
   export: () => import('./export.js'),
   import: () => import('./import.js'),
   health: () => import('./health.js'),

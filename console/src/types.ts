@@ -9,6 +9,7 @@ export type {
   DeletePatternResponse,
   SkillsRegisterResponse,
   PatternHistoryResponse,
+  PatternOutcomesResponse,
 } from '../../src/contracts/memory.js';
 export type { RetentionPolicyResponse, RetentionApplyResponse } from '../../src/contracts/governance.js';
 export type { RollupResponse, EventsResponse } from '../../src/contracts/analytics.js';

@@ -2,7 +2,7 @@ import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../con
 import type { JobAccepted } from '../contracts/jobs.js';
 import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
-  MetricsResponse, PatternHistoryResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
+  MetricsResponse, OutcomeRequest, TracedOutcomesLine, OutcomeResponse, PatternHistoryResponse, PatternOutcomesResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
   SkillsSearchRequest, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import type { PatternExportQuery, PatternListQuery, PatternListResponse } from '../contracts/patterns.js';
@@ -199,6 +199,19 @@ export class ApiClient {
     return this.call(routes.patternHistory, { params: { key } });
   }
 
+  /**
+   * (+) Reports how reusing one match of a recall went (POST /v1/outcomes): `recall_id` from the
+   * recall's answer, `pattern_key` one of its matches. The same pair again replaces the report.
+   */
+  reportOutcome(body: OutcomeRequest): Promise<OutcomeResponse> {
+    return this.call(routes.reportOutcome, { body }, { shape: ['recall_id', 'pattern_key', 'passed'] });
+  }
+
+  /** (+) A pattern's reported outcomes, newest first, with the queries it was recalled for. */
+  patternOutcomes(key: string, query: { limit?: number } = {}): Promise<PatternOutcomesResponse> {
+    return this.call(routes.patternOutcomes, { params: { key }, query });
+  }
+
   /** (+) One page of stored patterns, newest first; pass the answer's `next_cursor` as `cursor` for the next. */
   listPatterns(query: PatternListQuery = {}): Promise<PatternListResponse> {
     return this.call(routes.listPatterns, { query });
@@ -223,6 +236,19 @@ export class ApiClient {
    * large (413) is split in half and retried, so the server's body limit need not be known.
    * Skipped records are reported with their index in `records`.
    */
+  /**
+   * (+) Restores recall traces with their outcomes (the NDJSON export's `type: "outcomes"`
+   * lines) after their patterns were imported; answers how many traces were restored.
+   */
+  async importOutcomes(lines: TracedOutcomesLine[], chunkSize = 1_000): Promise<number> {
+    let restored = 0;
+    for (let i = 0; i < lines.length; i += chunkSize) {
+      const res = await this.call(routes.importRecords, { body: { records: [], outcomes: lines.slice(i, i + chunkSize) } });
+      restored += res.outcomes_imported ?? 0;
+    }
+    return restored;
+  }
+
   async importAll(records: AnyImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {
     const totals: ImportResponse = { imported: 0, skipped: 0, total: 0 };
     let sent = 0;

@@ -51,7 +51,10 @@ export class GovernanceClient {
       for await (const line of linesOf(body)) {
         n++;
         if (line.trim() === '') continue;
-        const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(JSON.parse(line)) as { success: boolean; data: NdjsonExportRecord };
+        const value = JSON.parse(line) as unknown;
+        // (+) A recall's outcomes line (docs/behavior.md "Outcomes"): not a pattern record; exportNdjsonRaw has it.
+        if (typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'outcomes') continue;
+        const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(value) as { success: boolean; data: NdjsonExportRecord };
         if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;
       }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, queryBool, queryInt, text } from './common.js';
 import { ErrorBody } from './errors.js';
-import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
+import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, OUTCOME_SOURCES, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
-import { OUTCOME_SOURCES } from '../core/outcome-types.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(MAX_TASK_CHARS),
@@ -280,9 +279,38 @@ export type ImportRecordInput = z.output<typeof ImportRecord>;
 export const AnyImportRecord = anyImportRecord(ImportRecord);
 export type AnyImportRecord = ImportRecord | ReferenceRecordV1 | { version: unknown; key?: unknown };
 
+/** (+) A recall id as recall answers carry it (path-safe). */
+export const RecallId = z.string().regex(ID, 'must be a recall_id as a recall answered it');
+/** (+) One recall trace with its outcomes, as the NDJSON export writes it and import reads it. */
+export const TracedOutcomesLine = z.object({
+  type: z.literal('outcomes'),
+  tenant_id: z.string().optional(),
+  project_id: z.string().optional(),
+  trace: z.object({
+    recall_id: RecallId,
+    at: Timestamp,
+    query: text(MAX_TASK_CHARS),
+    query_normalized: text(MAX_TASK_CHARS),
+    /** base64 of the int8 values, and their scale; null without a query vector. */
+    query_vector: z.object({ values: z.string().max(100_000), scale: z.number() }).nullable(),
+    pattern_keys: z.array(PatternKey).max(1_000),
+  }).strict(),
+  outcomes: z.array(z.object({
+    pattern_key: PatternKey,
+    passed: z.boolean(),
+    score: z.number().min(0).max(10).nullable(),
+    detail: text(MAX_OUTCOME_DETAIL_CHARS).nullable(),
+    source: z.enum(OUTCOME_SOURCES).nullable(),
+    at: Timestamp,
+  }).strict()).max(1_000),
+}).strict();
+export type TracedOutcomesLine = z.input<typeof TracedOutcomesLine>;
+
 export const ImportRequest = z.object({
   records: z.array(AnyImportRecord).max(MAX_IMPORT_RECORDS, `at most ${MAX_IMPORT_RECORDS.toLocaleString('en-US')} records per request`),
   overwrite: z.boolean().default(false),
+  /** (+) Recall traces with their outcomes (the NDJSON export's `type: "outcomes"` lines), restored after the records. */
+  outcomes: z.array(TracedOutcomesLine).max(MAX_IMPORT_RECORDS).optional(),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;
 export type ImportInput = z.output<typeof ImportRequest>;
@@ -296,6 +324,8 @@ export const ImportResponse = z.object({
    * the reason; present only when there are some. `skipped` counts them and existing keys.
    */
   skipped_records: z.array(z.object({ index: z.number().int(), key: z.string().nullable(), reason: z.string() })).optional(),
+  /** (+) Recall traces with outcomes restored (present when the request carried some). */
+  outcomes_imported: z.number().int().optional(),
 });
 export type ImportResponse = z.infer<typeof ImportResponse>;
 
@@ -337,8 +367,6 @@ export const SkillsSearchResponse = z.object({
 });
 export type SkillsSearchResponse = z.infer<typeof SkillsSearchResponse>;
 
-/** (+) A recall id as recall answers carry it (path-safe). */
-export const RecallId = z.string().regex(ID, 'must be a recall_id as a recall answered it');
 
 /** (+) POST /v1/outcomes: how reusing one match of one recall went (docs/behavior.md "Outcomes"). */
 export const OutcomeRequest = z.object({

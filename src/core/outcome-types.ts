@@ -4,8 +4,10 @@
  * storages keep them, the core ranks with them.
  */
 
-/** Who judged a reuse: a test run, an LLM evaluator, a person, or the agent itself. */
-export const OUTCOME_SOURCES = ['tests', 'evaluator', 'human', 'agent'] as const;
+import { OUTCOME_SOURCES } from './vocabulary.js';
+
+/** Who judged a reuse: a test run, an LLM evaluator, a person, or the agent itself (the list lives in vocabulary.ts, which the contracts share). */
+export { OUTCOME_SOURCES };
 export type OutcomeSource = (typeof OUTCOME_SOURCES)[number];
 
 /** A query vector quantised to int8 (value ≈ q / 127 · scale), enough to compare queries by meaning. */

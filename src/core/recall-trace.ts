@@ -59,3 +59,23 @@ export function recallTrace(recallId: string, at: string, query: string, vector:
 
 /** Ranking reads at most this many newest outcomes per pattern (the storages cap evidenceFor at it). */
 export const OUTCOME_EVIDENCE_PER_PATTERN = 32;
+
+/** The int8 vector as base64 of its bytes (export lines); pure JS, so core stays free of Node APIs. */
+export function quantisedToBase64(q: QuantisedVector): string {
+  let bin = '';
+  for (let i = 0; i < q.values.length; i++) bin += String.fromCharCode(q.values[i] & 0xff);
+  return btoa(bin);
+}
+
+/** Back from quantisedToBase64; null when the text is not base64. */
+export function quantisedFromBase64(text: string, scale: number): QuantisedVector | null {
+  let bin: string;
+  try {
+    bin = atob(text);
+  } catch {
+    return null;
+  }
+  const values = new Int8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) values[i] = (bin.charCodeAt(i) << 24) >> 24;
+  return { values, scale };
+}

@@ -17,6 +17,8 @@ export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cance
 
 /** The longest task text a request may carry, in characters (learn, recall, compose, imports). */
 export const MAX_TASK_CHARS = 10_000;
+/** (+) Who judged a reused pattern's outcome (docs/behavior.md "Outcomes"). */
+export const OUTCOME_SOURCES = ['tests', 'evaluator', 'human', 'agent'] as const;
 /** (+) An outcome's `detail` (docs/behavior.md "Outcomes"). */
 export const MAX_OUTCOME_DETAIL_CHARS = 2_000;
 

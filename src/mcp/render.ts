@@ -3,7 +3,7 @@ import type {
   AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, FeedbackResponse,
 } from '../contracts/llm.js';
 import type {
-  DeletePatternResponse, LearnResponse, MetricsResponse, RecallResponse, SkillsSearchResponse,
+  DeletePatternResponse, LearnResponse, MetricsResponse, OutcomeResponse, RecallResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 
 /**
@@ -42,9 +42,15 @@ export function renderRecall(res: RecallResponse): string {
     for (const l of m.lessons ?? []) lines.push(`   lesson: ${lessonLine(l)}`);
     lines.push(codeBlock(m.pattern.code));
   });
+  // Older servers answer no id.
+  if (res.recall_id) lines.push(`recall_id: ${res.recall_id} (after reusing a match, report how it went with report_outcome)`);
   if (res.tier_policy) lines.push(`tier policy: ${tierPolicyLine(res.tier_policy)}`);
   if (res.has_more && res.next_offset !== null) lines.push(`more matches: offset ${res.next_offset}`);
   return lines.join('\n');
+}
+
+export function renderOutcome(res: OutcomeResponse): string {
+  return `${res.replaced ? 'replaced the earlier report' : 'recorded'}: ${res.pattern_key} ${res.passed ? 'passed' : 'failed'} for recall ${res.recall_id}`;
 }
 
 export function renderLearn(res: LearnResponse): string {

@@ -6,13 +6,13 @@ import {
   FeedbackQuery, FeedbackResponse,
 } from '../contracts/llm.js';
 import {
-  DeletePatternResponse, LearnRequest, LearnResponse, MetricsResponse, RecallRequest, RecallResponse,
+  DeletePatternResponse, LearnRequest, LearnResponse, MetricsResponse, OutcomeRequest, OutcomeResponse, RecallRequest, RecallResponse,
   SkillsRegisterRequest, SkillsRegisterResponse, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import { ToolArgumentError } from './errors.js';
 import {
   renderAnalyzeFailures, renderCompose, renderDelete, renderEvaluate, renderFeedback, renderLearn, renderMetrics,
-  renderRecall, renderSkillsRegister, renderSkillsSearch,
+  renderOutcome, renderRecall, renderSkillsRegister, renderSkillsSearch,
 } from './render.js';
 
 export type ToolArgs = Record<string, unknown>;
@@ -71,8 +71,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Search the execution memory for stored solutions to tasks similar to yours. Call it BEFORE writing code for a ' +
       'task: a match with reuse_tier "duplicate" can be reused as is, "adapt" is a good starting point, "fresh" is ' +
-      'only loosely related. Returns matches ranked by score (meaning and shared words) with their similarity (0-1), the stored code and its success score. ' +
-      'Read-only unless mark_reused is true.',
+      'only loosely related. Returns matches ranked by score (meaning and shared words) with their similarity (0-1), the stored code and its success score, ' +
+      'and a recall_id: after reusing a match, tell report_outcome how it went. Read-only unless mark_reused is true.',
     input: RecallInput,
     output: RecallResponse,
     fields: {
@@ -95,6 +95,28 @@ export const TOOLS: readonly ToolDefinition[] = [
       return client.recall({ ...asBody<RecallRequest>(rest), readonly: markReused !== true });
     },
     render: renderRecall,
+  }),
+  define({
+    name: 'report_outcome',
+    title: 'Report how a reuse went',
+    description:
+      'After reusing a match of a recall, report whether it worked: recall_id from the recall answer, pattern_key of the ' +
+      'match you reused, passed true or false (e.g. did the tests pass). A failure\'s detail becomes a lesson shown to the ' +
+      'next agent that recalls this pattern for a similar task, and a failing pattern ranks lower for such tasks. ' +
+      'Reporting the same recall_id and pattern_key again replaces the earlier report.',
+    input: OutcomeRequest,
+    output: OutcomeResponse,
+    fields: {
+      recall_id: 'the recall_id of the recall answer whose match you reused',
+      pattern_key: 'the pattern_key of the match you reused',
+      passed: 'true when the reused code worked (tests passed), false when it did not',
+      score: 'how well it worked, 0 to 10 (optional)',
+      detail: 'why it failed (or worked), in one or two sentences: the lesson for the next agent (optional, at most 2000 characters)',
+      source: 'who judged it: tests, evaluator, human or agent (optional)',
+    },
+    hints: WRITE,
+    run: (client, args) => client.reportOutcome(asBody(args)),
+    render: renderOutcome,
   }),
   define({
     name: 'learn',

@@ -3,6 +3,7 @@ import { parseClassificationList } from '../core/governance.js';
 import { CLASSIFICATIONS, hasFilter, type Classification, type PatternFilter, type Scope } from '../core/types.js';
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
+import { outcomeLines } from './outcome-transfer.js';
 import { parsePatternKey, toExportRecord } from '../core/types.js';
 import type { ClassifyResponse, NdjsonExportRecord } from '../contracts/governance.js';
 
@@ -43,15 +44,20 @@ export async function* exportNdjson(
   scope: Scope,
   filter: PatternFilter | undefined,
   ctx: RequestContext,
+  opts: { withOutcomes?: boolean } = {},
 ): AsyncGenerator<string> {
   let count = 0;
   let complete = false;
+  const exported = new Set<string>();
   try {
     for await (const pattern of deps.storage.patterns.iterate(scope, filter)) {
       const record: NdjsonExportRecord = { ...toExportRecord(pattern), tenant_id: scope.tenant_id, project_id: scope.project_id };
       count++;
+      if (opts.withOutcomes) exported.add(pattern.id);
       yield `${JSON.stringify(record)}\n`;
     }
+    // (+) Then the outcomes reported on the exported patterns (docs/behavior.md "Outcomes" 6).
+    if (opts.withOutcomes) for await (const line of outcomeLines(deps, scope, exported)) yield `${JSON.stringify(line)}\n`;
     complete = true;
   } finally {
     const { classifications, ...rest } = filter ?? {};

@@ -8,6 +8,7 @@ import { storableVector } from '../core/vector.js';
 import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './audit.js';
 import type { BatchOutcome, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
+import { restoreOutcomeLines } from './outcome-transfer.js';
 import { newId } from './ids.js';
 import { importStopped } from './import-stopped.js';
 import { scopeLocks } from './scope-lock.js';
@@ -95,6 +96,8 @@ export async function importRecords(
   await writeAudit(deps, AuditKind.dataImported, scope, ctx, { imported, skipped, total });
   const result: ImportResponse = { imported, skipped, total };
   if (rejected.length > 0) result.skipped_records = rejected;
+  // (+) Outcomes after the patterns they belong to (docs/behavior.md "Outcomes" 6).
+  if (input.outcomes !== undefined) result.outcomes_imported = await restoreOutcomeLines(deps, scope, input.outcomes);
   return result;
 }
 

@@ -87,6 +87,11 @@ const TEXT_FIELDS: FieldCase[] = [
   { route: 'GET /v1/billing/portal', field: 'return_url', request: (v) => ({ method: 'GET', url: `/v1/billing/portal?return_url=${encodeAll(String(v))}` }) },
   { route: 'GET /v1/patterns/:key', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}` }) },
   { route: 'GET /v1/patterns/:key/history', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}/history` }) },
+  { route: 'GET /v1/patterns/:key/outcomes', field: 'key', request: (v) => ({ method: 'GET', url: `/v1/patterns/${encodeAll(String(v))}/outcomes` }) },
+  ...['recall_id', 'pattern_key', 'detail', 'source'].map((field): FieldCase => ({
+    route: 'POST /v1/outcomes', field,
+    request: (v) => ({ method: 'POST', url: '/v1/outcomes', body: { recall_id: 'corpus0', pattern_key: 'patterns/corpus0', passed: false, [field]: v } }),
+  })),
   { route: 'GET /console/assets/:file', field: 'file', request: (v) => ({ method: 'GET', url: `/console/assets/${encodeAll(String(v))}` }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'key', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll(String(v))}/classify`, body: { classification: 'public' } }) },
   { route: 'PUT /v1/governance/patterns/:key/classify', field: 'classification', request: (v) => ({ method: 'PUT', url: `/v1/governance/patterns/${encodeAll('patterns/corpus0')}/classify`, body: { classification: v } }) },
@@ -109,6 +114,8 @@ const NUMBER_FIELDS: FieldCase[] = [
   ...['limit', 'offset', 'min_score'].map((field): FieldCase => ({
     route: 'POST /v1/recall', field, request: (v) => ({ method: 'POST', url: '/v1/recall', body: { task: 'parse csv', [field]: v } }),
   })),
+  { route: 'POST /v1/outcomes', field: 'score', request: (v) => ({ method: 'POST', url: '/v1/outcomes', body: { recall_id: 'corpus0', pattern_key: 'patterns/corpus0', passed: true, score: v } }) },
+  { route: 'POST /v1/outcomes', field: 'passed', request: (v) => ({ method: 'POST', url: '/v1/outcomes', body: { recall_id: 'corpus0', pattern_key: 'patterns/corpus0', passed: v } }) },
   { route: 'POST /v1/evaluate', field: 'num_evals', request: (v) => ({ method: 'POST', url: '/v1/evaluate', body: { code: 'c', num_evals: v } }) },
   { route: 'POST /v1/evolve', field: 'num_issues', request: (v) => ({ method: 'POST', url: '/v1/evolve', body: { role: 'r', current_prompt: 'p', num_issues: v } }) },
   { route: 'POST /v1/analyze-failures', field: 'min_count', request: (v) => ({ method: 'POST', url: '/v1/analyze-failures', body: { min_count: v } }) },

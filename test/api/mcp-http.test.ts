@@ -63,11 +63,11 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     await database.drop();
   });
 
-  it('lists the ten tools with JSON schemas derived from the contracts', async () => {
+  it('lists the eleven tools with JSON schemas derived from the contracts', async () => {
     const { tools } = await (await as(A, 'reader')).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'analyze_failures', 'compose', 'delete_pattern', 'evaluate', 'feedback', 'find_by_skills', 'learn', 'metrics',
-      'recall', 'register_skills',
+      'recall', 'register_skills', 'report_outcome',
     ]);
     const recall = tools.find((tool) => tool.name === 'recall')!;
     expect(recall.inputSchema.required).toEqual(['task']);
@@ -115,6 +115,25 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     expect(refused.detail).toContain('"learn" permission');
   });
 
+  it('the recall tool answers a recall_id that report_outcome reports against; a reader may not report', async () => {
+    const editor = await as(A, 'editor');
+    const key = ((await call(editor, 'learn', { task: 'Parse ISO dates from log lines', code: 'parse_dates()', eval_score: 8 }))
+      .structuredContent as { pattern_key: string }).pattern_key;
+    const recalled = await call(editor, 'recall', { task: 'Parse ISO dates from log lines', limit: 3 });
+    const recallId = (recalled.structuredContent as { recall_id: string }).recall_id;
+    expect(recallId).toMatch(/^[0-9a-z]+$/);
+    expect(text(recalled)).toContain(`recall_id: ${recallId}`);
+    const reported = await call(editor, 'report_outcome', { recall_id: recallId, pattern_key: key, passed: false, detail: 'breaks on time zones' });
+    expect(reported.isError).toBeFalsy();
+    expect(reported.structuredContent).toMatchObject({ recall_id: recallId, pattern_key: key, passed: false, detail: 'breaks on time zones', replaced: false });
+    expect(text(reported)).toBe(`recorded: ${key} failed for recall ${recallId}`);
+    const again = await call(editor, 'report_outcome', { recall_id: recallId, pattern_key: key, passed: true });
+    expect(again.structuredContent).toMatchObject({ passed: true, replaced: true });
+    expect(errorOf(await call(editor, 'report_outcome', { recall_id: 'unknown1', pattern_key: key, passed: true }))).toMatchObject({ status: 404 });
+    expect(errorOf(await call(await as(A, 'reader'), 'report_outcome', { recall_id: recallId, pattern_key: key, passed: true })))
+      .toMatchObject({ code: 'forbidden', status: 403 });
+  });
+
   it('checks each tool against its route permission: deleting needs an admin', async () => {
     const editor = await as(A, 'editor');
     const key = ((await call(editor, 'learn', { task: 'Rotate log files older than a week', code: 'rotate()', eval_score: 7 }))
@@ -129,12 +148,13 @@ describe.skipIf(!hasPg)('MCP over Streamable HTTP', () => {
     const routePermission: Record<string, Permission> = {
       recall: 'recall', learn: 'learn', evaluate: 'evaluate', compose: 'compose', feedback: 'feedback:read',
       analyze_failures: 'analyze-failures', delete_pattern: 'patterns:delete', metrics: 'metrics',
-      register_skills: 'skills:register', find_by_skills: 'skills:search',
+      register_skills: 'skills:register', find_by_skills: 'skills:search', report_outcome: 'learn',
     };
     const args: Record<string, Record<string, unknown>> = {
       recall: { task: 'anything' }, learn: { task: 'matrix task', code: 'x', eval_score: 5 }, evaluate: { code: 'x' },
       compose: { task: 'anything' }, feedback: {}, analyze_failures: {}, delete_pattern: { key: 'patterns/doesnotexist' },
       metrics: {}, register_skills: { pattern_key: 'patterns/doesnotexist', skills: ['a'] }, find_by_skills: { skills: ['a'] },
+      report_outcome: { recall_id: 'doesnotexist', pattern_key: 'patterns/doesnotexist', passed: true },
     };
     for (const role of ['reader', 'editor', 'admin'] as const) {
       const client = await as(A, role);

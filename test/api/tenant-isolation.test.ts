@@ -38,6 +38,7 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
   let aExtraKeyId: string;
   let aExtraSecret: string;
   let aJobId: string;
+  let aRecallId: string;
   let before: Snapshot;
 
   const snapshot = async (headers: Record<string, string>): Promise<Snapshot> => ({
@@ -59,6 +60,8 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     aPatternKeys = [];
     for (const task of [TASK_A, TASK_A2]) aPatternKeys.push((await t.call('POST', '/v1/learn', learnBody(task), a)).json().pattern_key);
     expect((await t.call('POST', '/v1/skills/register', { pattern_key: aPatternKeys[0], skills: ['ledger'] }, a)).statusCode).toBe(200);
+    aRecallId = (await t.call('POST', '/v1/recall', { task: TASK_A }, a)).json().recall_id;
+    expect((await t.call('POST', '/v1/outcomes', { recall_id: aRecallId, pattern_key: aPatternKeys[0], passed: false, detail: 'acme lesson' }, a)).statusCode).toBe(200);
     const at = new Date().toISOString();
     await t.app.deps.storage.feedback.upsert(A, [{ id: 'fa1', text: ISSUE_A, count: 3, score: 0.8, last_seen: at, last_decayed_at: null, tasks: [TASK_A] }]);
     const extra = (await t.call('POST', '/v1/keys', { name: 'acme extra' }, a)).json();
@@ -139,6 +142,17 @@ describe.skipIf(!hasPg)('tenant isolation (DB auth mode)', () => {
     },
     'GET /v1/patterns/:key/history': async () => {
       for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}/history`)).status).toBe(404);
+    },
+    'GET /v1/patterns/:key/outcomes': async () => {
+      for (const key of aPatternKeys) expect((await json('GET', `/v1/patterns/${encodeURIComponent(key)}/outcomes`)).status).toBe(404);
+    },
+    'POST /v1/outcomes': async () => {
+      // A's recall id is unknown in B's scope, whatever the key.
+      const res = await json('POST', '/v1/outcomes', { recall_id: aRecallId, pattern_key: aPatternKeys[0], passed: true });
+      expect(res.status).toBe(404);
+      expect(JSON.stringify(res.body)).not.toContain('acme lesson');
+      expect((await t.call('GET', `/v1/patterns/${encodeURIComponent(aPatternKeys[0])}/outcomes`, undefined, a)).json().outcomes)
+        .toMatchObject([{ recall_id: aRecallId, passed: false, detail: 'acme lesson' }]);
     },
     'DELETE /v1/patterns/:key': async () => {
       for (const key of aPatternKeys) expect((await json('DELETE', `/v1/patterns/${encodeURIComponent(key)}`)).status).toBe(404);

@@ -69,6 +69,7 @@ describe('recall --batch through POST /v1/recall/batch', () => {
     expect(out.map((a) => a.line)).toEqual(lines.map((_, i) => i + 1));
 
     // Each line alone, as one POST /v1/recall (read-only, as the CLI sends it).
+    const recallIds = new Set<string>();
     for (const [i, text] of lines.entries()) {
       if (i === 9) {
         expect(out[i].error).toEqual({ message: 'not valid JSON', exit_code: 2 });
@@ -80,10 +81,16 @@ describe('recall --batch through POST /v1/recall/batch', () => {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ limit: 3, deduplicate: true, eval_weighted: true, readonly: true, ...request }),
       });
-      const body = await alone.json() as { detail?: string };
+      const body = await alone.json() as { detail?: string; recall_id?: string };
       if (alone.status === 200) {
         // The command line prints numbers rounded (docs/behavior.md), the answer itself exact.
-        const printed = JSON.parse(JSON.stringify(body, outputNumberReplacer)) as unknown;
+        // Every recall has its own recall_id (docs/behavior.md "Outcomes"): each line prints its own.
+        const lineRecallId = (out[i].result as { recall_id: string }).recall_id;
+        expect(lineRecallId).toMatch(/^[0-9a-z]{18}$/);
+        expect(recallIds.has(lineRecallId)).toBe(false);
+        recallIds.add(lineRecallId);
+        expect(lineRecallId).not.toBe(body.recall_id);
+        const printed = JSON.parse(JSON.stringify({ ...body, recall_id: lineRecallId }, outputNumberReplacer)) as unknown;
         expect(out[i], `line ${i + 1}`).toEqual({ line: i + 1, ...(id === undefined ? {} : { id }), result: printed });
       } else {
         expect(out[i], `line ${i + 1}`).toMatchObject({ line: i + 1, error: { status: alone.status, exit_code: 2, message: body.detail } });

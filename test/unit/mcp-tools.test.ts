@@ -46,6 +46,7 @@ describe('recall rendering', () => {
     expect(text).toContain('… (500 more characters in the structured result)');
     expect(text).toContain('code 2');
     expect(text).not.toContain('code 3');
+    expect(text).toContain('recall_id: r1 (after reusing a match, report how it went with report_outcome)');
     expect(text.endsWith('more matches: offset 4')).toBe(true);
   });
 });

@@ -3,13 +3,14 @@ import { client } from '../api.js';
 import { Code } from '../highlight.js';
 import { navigate } from '../router.js';
 import { LineChart } from '../charts.js';
-import { CLASSIFICATIONS, type ExportRecord, type PatternHistoryResponse } from '../types.js';
+import { CLASSIFICATIONS, type ExportRecord, type PatternHistoryResponse, type PatternOutcomesResponse } from '../types.js';
 import { Confirm, ErrorBox, Loading, Section, fmtDate, fmtNumber, useAction, useLoad } from '../ui.js';
 import { allows, type Abilities } from '../abilities.js';
 
 export function PatternScreen({ patternKey, can }: { patternKey: string; can: Abilities }) {
   const record = useLoad(() => client.getPattern(patternKey), [patternKey]);
   const history = useLoad(() => client.patternHistory(patternKey), [patternKey]);
+  const outcomes = useLoad(() => client.patternOutcomes(patternKey, { limit: 50 }), [patternKey]);
   if (record.error) return <Section title="Pattern"><ErrorBox error={record.error} /></Section>;
   if (!record.data) return <Loading what="the pattern" />;
   const p = record.data;
@@ -40,6 +41,10 @@ export function PatternScreen({ patternKey, can }: { patternKey: string; can: Ab
       <Section title="Skills and eval history" id="history-title">
         <ErrorBox error={history.error} />
         {history.data && <History history={history.data} />}
+      </Section>
+      <Section title="Outcomes and lessons" id="outcomes-title">
+        <ErrorBox error={outcomes.error} />
+        {outcomes.data && <Outcomes outcomes={outcomes.data} />}
       </Section>
       <Section title="Curate" id="curate-title">
         <Reclassify record={p} onDone={record.reload} can={can} />
@@ -85,6 +90,32 @@ function History({ history }: { history: PatternHistoryResponse }) {
           <LineChart title="Eval scores, oldest to newest" points={points} max={10} />
         </>
       )}
+    </>
+  );
+}
+
+/** How reusing the pattern went, newest first; a failure's detail is the lesson agents see. */
+function Outcomes({ outcomes }: { outcomes: PatternOutcomesResponse }) {
+  if (outcomes.outcomes.length === 0) return <p class="muted">No outcome reported: nobody has said yet whether reusing this pattern worked.</p>;
+  const failed = outcomes.outcomes.filter((o) => !o.passed).length;
+  return (
+    <>
+      <p>{outcomes.outcomes.length} reported, {failed} failed (newest first).</p>
+      <table aria-label="Reported outcomes">
+        <thead><tr><th>When</th><th>Result</th><th>Score</th><th>Source</th><th>Asked for</th><th>Lesson</th></tr></thead>
+        <tbody>
+          {outcomes.outcomes.map((o) => (
+            <tr key={o.recall_id}>
+              <td>{fmtDate(o.at)}</td>
+              <td>{o.passed ? 'passed' : 'failed'}</td>
+              <td>{o.score === null ? '—' : fmtNumber(o.score)}</td>
+              <td>{o.source ?? '—'}</td>
+              <td class="task">{o.query}</td>
+              <td>{o.detail ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </>
   );
 }

@@ -98,8 +98,8 @@ const REPORT_SQL = `WITH trace AS (
     SET passed = EXCLUDED.passed, score = EXCLUDED.score, detail = EXCLUDED.detail, source = EXCLUDED.source, at = EXCLUDED.at
   RETURNING (xmax <> 0) AS replaced
 ), credited AS (
-  UPDATE patterns SET success_score = LEAST(10, GREATEST(0, success_score + $11))
-  WHERE tenant_id = $1 AND project_id = $2 AND id = $4 AND $11 <> 0 AND EXISTS (SELECT 1 FROM written WHERE NOT replaced)
+  UPDATE patterns SET success_score = LEAST(10, GREATEST(0, success_score + $11::double precision))
+  WHERE tenant_id = $1 AND project_id = $2 AND id = $4 AND $11::double precision <> 0 AND EXISTS (SELECT 1 FROM written WHERE NOT replaced)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM trace)::int AS traces, (SELECT replaced FROM written) AS replaced`;
