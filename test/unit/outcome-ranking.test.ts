@@ -139,3 +139,18 @@ describe('outcome ranking cost bound', () => {
     expect(a.exact).toBe('failed');
   });
 });
+
+describe('outcome parts in text', () => {
+  it('the explain line shows the outcome part, and a lesson fits one line', async () => {
+    const { explainLine, lessonLine } = await import('../../src/core/recall-explain.js');
+    const parts = {
+      cosine: 0.9, centered_cosine: 0.8, bm25: 1, blended: 0.7, eval_factor: 1, recency_factor: 1, score: -0.3, tier_rule: 'failed_on_this_wording', tier_threshold: null,
+    };
+    expect(explainLine(parts)).not.toContain('outcomes');
+    expect(explainLine({ ...parts, outcome: { adjustment: -1.3, exact: 'failed', failures: [{}, {}] } }))
+      .toContain('outcomes −1.300 (2 similar failures, failed on this wording)');
+    const line = lessonLine({ detail: 'assert f(2) == 4\n-> AssertionError', query: 'double a number', similarity: 0.91 });
+    expect(line).toBe('failed for "double a number" (similarity 0.91): assert f(2) == 4 -> AssertionError');
+    expect(lessonLine({ detail: 'x'.repeat(500), query: 'q', similarity: 1 }).length).toBeLessThan(260);
+  });
+});
