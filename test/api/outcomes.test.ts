@@ -99,6 +99,38 @@ for (const storage of ['json', 'postgres'] as const) {
   });
 }
 
+describe('outcomes in the NDJSON export and import', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await jsonHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('the governance export ends with the traces that have outcomes; importing it elsewhere restores them', async () => {
+    const key = (await h.call('POST', '/v1/learn', { task: TASK, code: 'def sums(path): ...', eval_score: 8 })).json().pattern_key;
+    const recall = (await h.call('POST', '/v1/recall', { task: TASK, limit: 1 })).json();
+    await h.call('POST', '/v1/recall', { task: OTHER });
+    await h.call('POST', '/v1/outcomes', { recall_id: recall.recall_id, pattern_key: key, passed: false, detail: 'header row' });
+    const lines = (await h.call('GET', '/v1/governance/export')).body.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const outcomeLines = lines.filter((l) => l.type === 'outcomes');
+    expect(outcomeLines).toHaveLength(1);
+    expect(lines[lines.length - 1]).toMatchObject({
+      type: 'outcomes', trace: { recall_id: recall.recall_id, query: TASK, pattern_keys: [key] },
+      outcomes: [{ pattern_key: key, passed: false, detail: 'header row' }],
+    });
+    const records = lines.filter((l) => l.type === undefined);
+    const copy = { 'x-project-id': 'copy' };
+    const imported = await h.call('POST', '/v1/import', { records, outcomes: outcomeLines }, copy);
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(imported.json()).toMatchObject({ imported: 1, outcomes_imported: 1 });
+    const listed = (await h.call('GET', `/v1/patterns/${encodeURIComponent(key)}/outcomes`, undefined, copy)).json();
+    expect(listed.outcomes).toMatchObject([{ recall_id: recall.recall_id, passed: false, detail: 'header row', query: TASK }]);
+    const trace = await h.app.deps.storage.outcomes.getTrace({ tenant_id: 'default', project_id: 'copy' }, recall.recall_id);
+    const original = await h.app.deps.storage.outcomes.getTrace({ tenant_id: 'default', project_id: 'default' }, recall.recall_id);
+    expect(trace).toEqual(original);
+  });
+});
+
 describe('SERVICE_REUSE_CREDIT=on-outcome', () => {
   let h: Harness;
   beforeAll(async () => {

@@ -307,3 +307,36 @@ function expectBalanced(xml: string): void {
   // No raw `<` or `&` outside markup: text content is escaped.
   expect(xml.replace(/<[^>]*>/g, '')).not.toMatch(/<|&(?!(amp|lt|gt|quot|apos);)/);
 }
+
+describe('service evaluate --recall-id (docs/behavior.md "Outcomes")', () => {
+  const TASK = 'Add two numbers and return the sum';
+  async function learnedAndRecalled(): Promise<{ key: string; recallId: string }> {
+    const learned = await cli(['learn', '--task', TASK, '--code', 'def add(a, b): return a + b', '--eval-score', '8', '--json']);
+    const key = (JSON.parse(learned.stdout) as { pattern_key: string }).pattern_key;
+    const recalled = await cli(['recall', TASK, '--json']);
+    return { key, recallId: (JSON.parse(recalled.stdout) as { recall_id: string }).recall_id };
+  }
+  const outcomesOf = async (key: string) =>
+    ((await (await fetch(`${ctx.server.url}/v1/patterns/${encodeURIComponent(key)}/outcomes`)).json()) as { outcomes: Record<string, unknown>[] }).outcomes;
+
+  it('reports the gate\'s verdict as the outcome (source evaluator, score the median)', async () => {
+    const { key, recallId } = await learnedAndRecalled();
+    evaluatorsSay(4);
+    const failed = await cli(['evaluate', '--task', TASK, '--code', 'def add(a, b): return a - b', '--pattern-key', key, '--recall-id', recallId, '--min-score', '6', '--json']);
+    expect(failed.code).toBe(100);
+    expect((await outcomesOf(key))[0]).toMatchObject({ recall_id: recallId, passed: false, score: 4, source: 'evaluator' });
+    expect(String((await outcomesOf(key))[0].detail)).toContain('below --min-score 6');
+
+    evaluatorsSay(8);
+    const passed = await cli(['evaluate', '--task', TASK, '--code', 'def add(a, b): return a + b', '--pattern-key', key, '--recall-id', recallId, '--json']);
+    expect(passed.code, passed.stderr).toBe(0);
+    // The same recall and pattern: the report replaced; without gate flags a median of 5 or more passes.
+    expect(await outcomesOf(key)).toMatchObject([{ recall_id: recallId, passed: true, score: 8, detail: null, source: 'evaluator' }]);
+  });
+
+  it('needs --pattern-key and takes no --batch', async () => {
+    const noKey = await cli(['evaluate', '--code', 'x = 1', '--recall-id', 'abc']);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('--recall-id needs --pattern-key');
+  });
+});

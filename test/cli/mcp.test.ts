@@ -67,7 +67,7 @@ describe('service mcp (stdio)', () => {
     expect(client.getServerVersion()?.name).toBe('agent-memory-service');
     expect(client.getInstructions()).toContain('recall');
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(10);
+    expect(tools).toHaveLength(11);
     expect(tools.every((tool) => tool.description && tool.inputSchema.type === 'object')).toBe(true);
 
     const learned = await call(client, 'learn', { task: TASK, code: CODE, eval_score: 8.5 });
@@ -80,6 +80,13 @@ describe('service mcp (stdio)', () => {
     expect(top.pattern_key).toBe(key);
     expect(text(recalled)).toContain(`${top.reuse_tier} · similarity ${top.similarity.toFixed(3)}`);
     expect(text(recalled)).toContain('async function fetchWithRetry(url)');
+
+    // The recall answers its recall_id; report_outcome reports how reusing the match went.
+    const recallId = (recalled.structuredContent as { recall_id: string }).recall_id;
+    const reported = await call(client, 'report_outcome', { recall_id: recallId, pattern_key: key, passed: true, source: 'tests' });
+    expect(reported.isError).toBeFalsy();
+    expect(reported.structuredContent).toMatchObject({ recall_id: recallId, pattern_key: key, passed: true, source: 'tests', replaced: false });
+    expect(text(reported)).toBe(`recorded: ${key} passed for recall ${recallId}`);
 
     // The recalled pattern can now be attached as a resource.
     const uri = `memory://${key}`;

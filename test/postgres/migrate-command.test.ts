@@ -38,14 +38,14 @@ describe.skipIf(!hasPg)('service migrate', () => {
     useDatabase(db.url);
     const before = await cli(['migrate', 'status']);
     expect(before.code).toBe(0);
-    expect(JSON.parse(before.stdout)).toMatchObject({ current: null, pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap'] });
+    expect(JSON.parse(before.stdout)).toMatchObject({ current: null, pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes'] });
 
     const up = await cli(['migrate', 'up'], { tty: true });
     expect(up).toMatchObject({ code: 0, stderr: '' });
-    expect(up.stdout).toBe('applying 0001_init\napplying 0002_pattern_counts\napplying 0003_fast_recall\napplying 0004_reference_pattern_ids\napplying 0006_billing\napplying 0007_hybrid_recall\napplying 0008_keyword_postings\napplying 0009_keyword_term_cap\napplied 8 migrations: database is at 0009_keyword_term_cap\n');
+    expect(up.stdout).toBe('applying 0001_init\napplying 0002_pattern_counts\napplying 0003_fast_recall\napplying 0004_reference_pattern_ids\napplying 0006_billing\napplying 0007_hybrid_recall\napplying 0008_keyword_postings\napplying 0009_keyword_term_cap\napplying 0010_recall_outcomes\napplied 9 migrations: database is at 0010_recall_outcomes\n');
 
     const again = await cli(['migrate', 'up'], { tty: true });
-    expect(again.stdout).toBe('nothing to apply: database is at 0009_keyword_term_cap\n');
+    expect(again.stdout).toBe('nothing to apply: database is at 0010_recall_outcomes\n');
 
     const status = await cli(['migrate', 'status'], { tty: true });
     expect(status.stdout).toMatch(/0001_init\s+applied\s+\d{4}-\d\d-\d\dT/);
@@ -53,22 +53,22 @@ describe.skipIf(!hasPg)('service migrate', () => {
     expect(status.stdout).toMatch(/0004_reference_pattern_ids\s+applied\s+\d{4}-\d\d-\d\dT/);
     expect(status.stdout).toMatch(/0007_hybrid_recall\s+applied\s+\d{4}-\d\d-\d\dT/);
     expect(status.stdout).toMatch(/0008_keyword_postings\s+applied\s+\d{4}-\d\d-\d\dT/);
-    expect(status.stdout).toMatch(/0009_keyword_term_cap\s+applied\s+\d{4}-\d\d-\d\dT/);
-    expect(status.stdout).toMatch(/up to date at 0009_keyword_term_cap/);
+    expect(status.stdout).toMatch(/0010_recall_outcomes\s+applied\s+\d{4}-\d\d-\d\dT/);
+    expect(status.stdout).toMatch(/up to date at 0010_recall_outcomes/);
 
     const down = await cli(['migrate', 'down', '--to', '0', '--json', '--yes']);
     expect(down.code).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({
       direction: 'down',
-      reverted: ['0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0001_init'],
+      reverted: ['0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0001_init'],
       current: null,
-      pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap'],
+      pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes'],
     });
     const tables = await adminQuery("SELECT to_regclass('patterns')::text AS t", [], db.url);
     expect(tables.rows[0].t).toBeNull();
 
     const upJson = await cli(['migrate', 'up', '--to', '0001_init']);
-    expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: ['0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap'] });
+    expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: ['0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes'] });
   });
 
   it('up --dry-run prints the pending SQL and applies nothing; status --check fails while anything is pending', async () => {

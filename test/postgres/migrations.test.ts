@@ -13,13 +13,13 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from '../suppo
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
   'analytics_rollups', 'api_keys', 'audit_log', 'eval_observations', 'feedback_clusters', 'jobs', 'meta',
   'metrics_counters', 'pattern_counts', 'pattern_skills', 'patterns', 'processed_payment_events', 'projects',
-  'recall_doc_stats', 'recall_postings', 'recall_term_stats', 'recall_vector_sums', 'roi_events',
+  'recall_doc_stats', 'recall_outcomes', 'recall_postings', 'recall_term_stats', 'recall_traces', 'recall_vector_sums', 'roi_events',
   'schema_migrations', 'subscriptions', 'tenants', 'usage_counters',
 ];
 
@@ -93,6 +93,9 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     await migrateUp(pool);
     const schema = await fingerprint(pool);
 
+    expect(await migrateDown(pool)).toEqual(['0010_recall_outcomes']);
+    expect(await tables(pool)).not.toContain('recall_traces');
+    expect(await tables(pool)).not.toContain('recall_outcomes');
     expect(await migrateDown(pool)).toEqual(['0009_keyword_term_cap']);
     expect(await migrateDown(pool)).toEqual(['0008_keyword_postings']);
     expect(await tables(pool)).not.toContain('recall_postings');
@@ -247,7 +250,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     const blob = incompressibleWord(3000);
     await expect(insert('a2', `blob ${blob}`)).rejects.toThrow(/index row size|btree/);
 
-    expect(await migrateUp(pool)).toEqual(['0009_keyword_term_cap']);
+    expect(await migrateUp(pool, { to: '0009' })).toEqual(['0009_keyword_term_cap']);
     expect(await row('a1')).toEqual({ task: stored, terms: ['parse', 'file'] });
     await insert('a2', `blob ${blob}`);
     // 256 bytes is a keyword, 257 is not, counted in UTF-8 bytes (é is two).
@@ -350,7 +353,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

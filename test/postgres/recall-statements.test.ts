@@ -99,14 +99,17 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
     expect(withoutTrim).toHaveLength(2);
     expectHybridSearch(withoutTrim[0]);
     expect(withoutTrim[1]).toContain('INSERT INTO roi_events');
+    // The recall's trace (docs/behavior.md "Outcomes") goes in the same statement.
+    expect(withoutTrim[1]).toContain('INSERT INTO recall_traces');
   });
 
-  it('sends three statements for a GET recall (search, page, its ROI event as a lookup) and writes no reuse', async () => {
+  it('sends three statements for a GET recall (search, page, its ROI event and trace as a lookup) and writes no reuse', async () => {
     const statements = (await statementsOf('GET', 'send an email now')).filter((s) => !s.startsWith('DELETE FROM roi_events'));
     expect(statements).toHaveLength(3);
     expectHybridSearch(statements[0]);
     expect(statements[1]).toMatch(/^SELECT .* FROM patterns WHERE .*ANY\(\(SELECT \$3::text\[\]\)::text\[\]\)/s);
-    expect(statements[2]).toMatch(/^INSERT INTO roi_events /);
+    // The lookup's ROI event and its trace (docs/behavior.md "Outcomes"): one statement.
+    expect(statements[2]).toMatch(/^WITH event AS \(\n\s*INSERT INTO roi_events .*INSERT INTO recall_traces /s);
   });
 
   it('trims ROI events on about one recall in 64, not on every recall', async () => {
@@ -128,7 +131,7 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
     // Its id arrays are opaque to the planner (a sub-select), so a generic plan serves it.
     expect(hot[1].match(/= ANY\(\(SELECT \$\d+::text\[\]\)::text\[\]\)/g)).toHaveLength(2);
     expect(hot[3]).toContain('id = ANY((SELECT $3::text[])::text[])');
-    expect(hot[4]).toMatch(/^INSERT INTO roi_events /);
+    expect(hot[4]).toMatch(/^WITH event AS \(\n\s*INSERT INTO roi_events .*INSERT INTO recall_traces /s);
     // Every connection of the pool at once (none can be handed out twice), each asked for its own.
     const clients = await Promise.all(Array.from({ length: POOL_MAX }, () => pool.connect()));
     const prepared: { name: string; statement: string }[] = [];

@@ -46,7 +46,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       await pool.end();
       const url = withSearchPath(db.url, 'empty_one');
       await expect(createPostgresStorage(pgConfig(url))).rejects.toThrow(
-        /database schema is outdated \(current: none, latest: 0009_keyword_term_cap; pending: 0001_init, 0002_pattern_counts, 0003_fast_recall, 0004_reference_pattern_ids, 0006_billing, 0007_hybrid_recall, 0008_keyword_postings, 0009_keyword_term_cap\): run `service migrate up`/,
+        /database schema is outdated \(current: none, latest: 0010_recall_outcomes; pending: 0001_init, 0002_pattern_counts, 0003_fast_recall, 0004_reference_pattern_ids, 0006_billing, 0007_hybrid_recall, 0008_keyword_postings, 0009_keyword_term_cap, 0010_recall_outcomes\): run `service migrate up`/,
       );
     });
 
@@ -59,7 +59,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
         await writeFile(join(dir, '0099_next.up.sql'), 'CREATE TABLE next_thing (x int);\n');
         await writeFile(join(dir, '0099_next.down.sql'), 'DROP TABLE next_thing;\n');
         await expect(createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir })).rejects.toThrow(
-          /current: 0009_keyword_term_cap, latest: 0099_next; pending: 0099_next\): run `service migrate up`/,
+          /current: 0010_recall_outcomes, latest: 0099_next; pending: 0099_next\): run `service migrate up`/,
         );
         await migrateUp(pool, { dir });
         const storage = await createPostgresStorage(pgConfig(schema.url), { migrationsDir: dir });
