@@ -54,6 +54,9 @@ export const USAGE = `usage: node dist/bench/run.js [options]   (--http: the HTT
                               before/after, with the per-request cost (bench/recall-quality/run.ts)
   --pg-statements [--corpus C] PostgreSQL's recall search statement, hybrid vs cosine ranking, one connection,
                               interleaved per query: stable ratios on a noisy machine (bench/pg-statements.ts)
+  --agent-loop [--data FILE] [--seeds 1,2] [--rounds 4] ...
+                              instead: an agent that reuses the top match and reports its tests' verdicts, first-try
+                              pass rate with and without outcome ranking (bench/agent-loop/run.ts; --agent-loop --help)
   --recall-cpu [--patterns N] [--queries N] [--rounds N]
                               instead: CPU per recall through the service layer, hybrid vs cosine
                               ranking on one JSON store, and the hybrid phases (bench/recall-cpu.ts)

@@ -14,6 +14,7 @@ import { runCliBench } from './cli.js';
 import { runBatchBench } from './batch.js';
 import { runRecallQualityBench } from './recall-quality/run.js';
 import { runRecallCpuBench } from './recall-cpu.js';
+import { runAgentLoopBench } from './agent-loop/run.js';
 import { runPgStatementsBench } from './pg-statements.js';
 import { embeddingSection, sizesSection } from './report.js';
 import { measureSize, type SizeJob, type SizeResult } from './scenario.js';
@@ -121,6 +122,11 @@ async function main(argv: string[]): Promise<number> {
     // --recall-quality: ranking and tier quality on labelled sets (bench/recall-quality/).
     if (argv.includes('--recall-quality')) {
       await runRecallQualityBench(argv);
+      return 0;
+    }
+    // --agent-loop: an agent that reuses recall's top match, with and without outcome ranking (bench/agent-loop/).
+    if (argv.includes('--agent-loop')) {
+      await runAgentLoopBench(argv);
       return 0;
     }
     // --recall-cpu: CPU per recall, hybrid vs cosine ranking, with the hybrid phases (bench/recall-cpu.ts).

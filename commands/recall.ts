@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import type { RecallMatch, RecallRequest, RecallResponse, RetryWait, ServiceClient } from '../src/client/index.js';
-import { explainLine, tierPolicyLine } from '../src/core/recall-explain.js';
+import { explainLine, lessonLine, tierPolicyLine } from '../src/core/recall-explain.js';
 import { CLASSIFICATIONS, SOURCES, type Classification, type Source } from '../src/core/types.js';
 import { RECALL_BATCH_MAX } from '../src/core/vocabulary.js';
 import { DEFAULT_MAX_BODY_SIZE } from '../src/config/http.js';
@@ -190,6 +190,9 @@ export function renderRecall(res: RecallResponse, offset: number, c: ChalkInstan
     ? ['rank', 'score', 'similarity', 'tier', 'verdict', 'key', 'task', 'code']
     : ['rank', 'score', 'similarity', 'tier', 'key', 'task', 'code'];
   const lines = [table(headers, rows, c)];
+  res.matches.forEach((m, i) => {
+    for (const l of m.lessons ?? []) lines.push(`${offset + i + 1}: lesson: ${lessonLine(l)}`);
+  });
   if (res.tier_policy) {
     res.matches.forEach((m, i) => {
       if (m.explain) lines.push(c.dim(`${offset + i + 1}: ${explainLine(m.explain)}`));

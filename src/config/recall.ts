@@ -18,6 +18,8 @@ export interface RecallSettings {
   verify: { enabled: boolean; max: number };
   /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
   failureClusterThreshold: number;
+  /** (+) SERVICE_OUTCOME_RANKING: reported outcomes adjust the ranking (docs/behavior.md "Outcome ranking"). */
+  outcomeRanking: boolean;
 }
 
 export function recallSettings(env: Env): RecallSettings {
@@ -35,5 +37,6 @@ export function recallSettings(env: Env): RecallSettings {
       max: num(env, 'SERVICE_RECALL_VERIFY_MAX', 5, { min: 1, max: 50, int: true }),
     },
     failureClusterThreshold: num(env, 'SERVICE_FAILURE_CLUSTER_THRESHOLD', 0.8, { min: 0, max: 1 }),
+    outcomeRanking: oneOf(env, 'SERVICE_OUTCOME_RANKING', ['on', 'off'] as const, 'on') === 'on',
   };
 }

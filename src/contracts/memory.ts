@@ -85,6 +85,34 @@ export type RecallGetQuery = Omit<RecallRequest, 'readonly' | 'verify'>;
 export const ReuseVerification = z.object({ verdict: ReuseTier, reason: z.string(), model: z.string() });
 export type ReuseVerification = z.infer<typeof ReuseVerification>;
 
+/** (+) A failure that lowered a match: the query it failed for and how close that is to this one. */
+export const OutcomeFailure = z.object({
+  recall_id: z.string(),
+  query: z.string(),
+  at: z.string(),
+  similarity: z.number(),
+  penalty: z.number(),
+});
+
+/** (+) With explain, when outcomes were reported for the pattern: what they did to its score (docs/behavior.md "Outcome ranking"). */
+export const OutcomeExplain = z.object({
+  adjustment: z.number(),
+  local: z.number(),
+  exact: z.enum(['failed', 'passed']).nullable(),
+  exact_move: z.number(),
+  failures: z.array(OutcomeFailure),
+});
+export type OutcomeExplain = z.infer<typeof OutcomeExplain>;
+
+/** (+) A reported failure's detail on a similar query: why reusing this pattern went wrong before. */
+export const OutcomeLesson = z.object({
+  detail: z.string(),
+  at: z.string(),
+  similarity: z.number(),
+  query: z.string(),
+});
+export type OutcomeLesson = z.infer<typeof OutcomeLesson>;
+
 /** (+) With explain: how a match was scored and which tier rule fired. */
 export const RecallExplain = z.object({
   cosine: z.number(),
@@ -96,6 +124,7 @@ export const RecallExplain = z.object({
   score: z.number(),
   tier_rule: z.string(),
   tier_threshold: z.number().nullable(),
+  outcome: OutcomeExplain.optional(),
 });
 export type RecallExplain = z.infer<typeof RecallExplain>;
 
@@ -123,6 +152,8 @@ export const RecallMatch = z.object({
   verification: ReuseVerification.nullable().optional(),
   /** (+) With explain: the score's parts and the tier rule. */
   explain: RecallExplain.optional(),
+  /** (+) Up to three reported failures of this pattern on similar queries, nearest first (absent: none). */
+  lessons: z.array(OutcomeLesson).optional(),
 });
 export type RecallMatch = z.infer<typeof RecallMatch>;
 

@@ -12,6 +12,8 @@ export interface RankedCandidate extends RecallCandidate {
   eval_factor: number;
   /** factor ^ weight; 1 when recency is off. */
   recency_factor: number;
+  /** (+) What reported outcomes added to the score (docs/behavior.md "Outcome ranking"); absent: nothing. */
+  outcome?: number;
 }
 
 export interface RankOptions {
@@ -21,6 +23,11 @@ export interface RankOptions {
   keep: number;
   /** Recency weighting (absent, or weight 0: none). */
   recency?: RecencyOptions;
+  /**
+   * (+) Per candidate id, what reported outcomes add to its score (core/outcome-ranking.ts),
+   * before dedup, so a demoted pattern's passing near-duplicate can take its place.
+   */
+  outcome?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -43,7 +50,7 @@ export function rankCandidates<T extends RecallCandidate & { blended?: number }>
 /** One candidate with its ranking value and factors (rankCandidates' per-candidate step). */
 export function scoreCandidate<T extends RecallCandidate & { blended?: number }>(
   c: T,
-  opts: Pick<RankOptions, 'evalWeighted' | 'recency'>,
+  opts: Pick<RankOptions, 'evalWeighted' | 'recency' | 'outcome'>,
 ): T & RankedCandidate {
   const base = baseOf(c);
   const evalFactor = evalFactorOf(c, opts);
@@ -56,6 +63,11 @@ export function scoreCandidate<T extends RecallCandidate & { blended?: number }>
   out.eval_factor = evalFactor;
   out.recency_factor = recency;
   out.score = base * evalFactor * recency;
+  const outcome = opts.outcome?.get(c.id);
+  if (outcome !== undefined) {
+    out.outcome = outcome;
+    out.score += outcome;
+  }
   return out;
 }
 
@@ -64,8 +76,8 @@ export function scoreCandidate<T extends RecallCandidate & { blended?: number }>
  * order), without the copy: a ranking that needs the page plus one scores every candidate
  * but copies only those it reaches.
  */
-export function candidateScore(c: RecallCandidate & { blended?: number }, opts: Pick<RankOptions, 'evalWeighted' | 'recency'>): number {
-  return baseOf(c) * evalFactorOf(c, opts) * recencyOf(c, opts);
+export function candidateScore(c: RecallCandidate & { blended?: number }, opts: Pick<RankOptions, 'evalWeighted' | 'recency' | 'outcome'>): number {
+  return baseOf(c) * evalFactorOf(c, opts) * recencyOf(c, opts) + (opts.outcome?.get(c.id) ?? 0);
 }
 
 function baseOf(c: RecallCandidate & { blended?: number }): number {

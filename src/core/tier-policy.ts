@@ -16,7 +16,9 @@ export type TierPolicyName = 'calibrated' | 'fixed';
 /** The rule that decided a match's tier (explain's `tier_rule`). */
 export type TierRule =
   | 'same_text' | 'cosine_0999' | 'llm_verified' | 'centered_adapt' | 'below_adapt'
-  | 'fixed_duplicate' | 'fixed_adapt' | 'keyword_adapt';
+  | 'fixed_duplicate' | 'fixed_adapt' | 'keyword_adapt'
+  // (+) A duplicate lowered to adapt: its last outcome on this exact wording failed (docs/behavior.md "Outcome ranking").
+  | 'failed_on_this_wording';
 
 /** The policy and thresholds in force for one project (the response's `tier_policy`). */
 export interface TierPolicyInForce {

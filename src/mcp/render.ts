@@ -1,4 +1,4 @@
-import { explainLine, tierPolicyLine } from '../core/recall-explain.js';
+import { explainLine, lessonLine, tierPolicyLine } from '../core/recall-explain.js';
 import type {
   AnalyzeFailuresResponse, ComposeResponse, EvaluateResponse, FeedbackResponse,
 } from '../contracts/llm.js';
@@ -39,6 +39,8 @@ export function renderRecall(res: RecallResponse): string {
       `   task: ${oneLine(m.pattern.task)}`,
     );
     if (m.explain) lines.push(`   explain: ${explainLine(m.explain)}`);
+    // Reported failures on similar asks: read before reusing (docs/behavior.md "Outcome ranking").
+    for (const l of m.lessons ?? []) lines.push(`   lesson: ${lessonLine(l)}`);
     lines.push(codeBlock(m.pattern.code));
   });
   // Older servers answer no id.

@@ -10,6 +10,7 @@ import { jaccardOfSets, tokenSet } from '../core/text.js';
 import type { PatternFilter, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { rankInSlices, recallBudget } from './recall-dedup.js';
+import type { OutcomeStage } from './recall-outcomes.js';
 
 /** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
 export type HybridRanked = BlendedCandidate & RankedCandidate;
@@ -36,6 +37,7 @@ export async function hybridRanking(
   need: number,
   evalWeighted: boolean,
   ranking: RankOptions,
+  outcomes: OutcomeStage | null = null,
 ): Promise<HybridRanking> {
   const terms = distinctTerms(task);
   const first = firstFetch(need);
@@ -44,7 +46,9 @@ export async function hybridRanking(
     const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
     // Either side filling its k means that side may hold more: widen both.
     const blended = await blendInSlices(set, task, unit, terms, deps.config.recall.ranking.vectorWeight, budget);
-    const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
+    // Outcomes adjust the scores before dedup (docs/behavior.md "Outcome ranking"; services/recall-outcomes.ts).
+    const outcome = outcomes ? await outcomes.adjust(blended.map((c) => c.id), unit, set.stats) : undefined;
+    const ranked = await rankInSlices(blended, outcome ? { ...ranking, outcome } : ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
     const wider = set.candidates.length < keywordShare(k) || ranked.length > need ? null : widenedFetch(k, first);

@@ -10,12 +10,14 @@ import {
   patternKey, type PatternFilter, type PatternRecord, type RecallCandidate, type ReuseTier, type RoiEvent, type Scope,
 } from '../core/types.js';
 import type { RecallRecord } from '../ports/storage.js';
+import type { OutcomeAdjustment } from '../core/outcome-ranking.js';
 import type { ServiceDeps } from './deps.js';
 import { rankInSlices, recallBudget } from './recall-dedup.js';
 import { hybridRanking } from './recall-hybrid.js';
 import { tierPolicyFor } from './tier-policy.js';
 import { assertCanVerify, reviewPage } from './verify-reuse.js';
 import { recordLookup } from './lookup-events.js';
+import { OutcomeStage } from './recall-outcomes.js';
 import { newId } from './ids.js';
 import { recallTrace } from '../core/recall-trace.js';
 import { recallCredit } from '../core/outcome-credit.js';
@@ -62,16 +64,20 @@ export async function recall(
   }
   const mode: RecallMode = vector ? 'semantic' : 'keyword';
   const ranking = rankOptions(input, started);
-  const { ranked, docs } = await rankAll(deps, scope, vector, filter, input, ranking);
+  // Reported outcomes adjust the ranking before dedup (docs/behavior.md "Outcome ranking").
+  const outcomes = await OutcomeStage.open(deps, scope, input.task);
+  const { ranked, docs } = await rankAll(deps, scope, vector, filter, input, ranking, outcomes);
   const policy = await tierPolicyFor(deps, scope, docs);
 
   const end = input.offset + input.limit;
   const page = ranked.slice(input.offset, end);
   const ids = page.map((c) => c.id);
-  const decisions = new Map(page.map((c) => [c.id, decide(policy, input.task, c, mode)]));
+  // A pattern whose last outcome on this exact wording failed is never `duplicate` for it.
+  const capped = (c: RankedCandidate, d: TierDecision) => (outcomes ? outcomes.capTier(c.id, d) : d);
+  const decisions = new Map(page.map((c) => [c.id, capped(c, decide(policy, input.task, c, mode))]));
   // Verdicts come before the bookkeeping: a match the LLM demotes to fresh is not a reuse.
   const review = verify ? await reviewPage(deps, scope, input.task, page, decisions, policy.policy) : null;
-  const decisionOf = (c: RankedCandidate) => review?.decisions.get(c.id) ?? decisions.get(c.id)!;
+  const decisionOf = (c: RankedCandidate) => capped(c, review?.decisions.get(c.id) ?? decisions.get(c.id)!);
   const tierOf = (c: RankedCandidate) => decisionOf(c).tier;
   // Whole records for the page only; a POST recall reads them in the same step as it records
   // its side effects, so the page shows each pattern as it was before this recall's reuse bump.
@@ -96,7 +102,9 @@ export async function recall(
     if (!record) return [];
     const match = toMatch(c, record, tierOf(c));
     if (review) match.verification = review.verifications.get(c.id) ?? null;
-    if (input.explain) match.explain = explainOf(c, decisionOf(c));
+    const outcome = outcomes?.parts.get(c.id);
+    if (input.explain) match.explain = explainOf(c, decisionOf(c), outcome);
+    if (outcome && outcome.lessons.length > 0) match.lessons = outcome.lessons;
     return [match];
   });
   const has_more = ranked.length > end;
@@ -135,15 +143,16 @@ async function rankAll(
   filter: PatternFilter,
   input: RecallInput,
   ranking: RankOptions,
+  outcomes: OutcomeStage | null,
 ): Promise<{ ranked: Ranked[]; docs: number }> {
   const need = input.offset + input.limit;
   if (vector && deps.config.recall.ranking.mode === 'cosine') {
-    return { ranked: await semanticRanking(deps, scope, vector, filter, input, ranking), docs: await deps.storage.patterns.count(scope) };
+    return { ranked: await semanticRanking(deps, scope, vector, filter, input, ranking, outcomes), docs: await deps.storage.patterns.count(scope) };
   }
   if (!vector && tokenSet(input.task).size === 0) {
-    return { ranked: await keywordRanking(deps, scope, filter, input, ranking), docs: await deps.storage.patterns.count(scope) };
+    return { ranked: await keywordRanking(deps, scope, filter, input, ranking, outcomes), docs: await deps.storage.patterns.count(scope) };
   }
-  return hybridRanking(deps, scope, input.task, vector ? unitVector(vector) : null, filter, need, input.eval_weighted, ranking);
+  return hybridRanking(deps, scope, input.task, vector ? unitVector(vector) : null, filter, need, input.eval_weighted, ranking, outcomes);
 }
 
 /** The tier rule for one match: by similarity (semantic) or token overlap (keyword fallback). */
@@ -153,9 +162,9 @@ function decide(policy: TierPolicyInForce, task: string, c: Ranked, mode: Recall
   return decideTier(policy, { queryText: task, candidateText: c.task, cosine, centered: c.centered_cosine ?? cosine });
 }
 
-function explainOf(c: Ranked, d: TierDecision): RecallExplain {
+function explainOf(c: Ranked, d: TierDecision, outcome: OutcomeAdjustment | undefined): RecallExplain {
   const cosine = c.cosine ?? c.similarity;
-  return {
+  const explain: RecallExplain = {
     cosine,
     centered_cosine: c.centered_cosine ?? cosine,
     bm25: c.bm25 ?? 0,
@@ -166,6 +175,11 @@ function explainOf(c: Ranked, d: TierDecision): RecallExplain {
     tier_rule: d.rule,
     tier_threshold: d.threshold,
   };
+  if (outcome) {
+    const { adjustment, local, exact, exact_move, failures } = outcome;
+    explain.outcome = { adjustment, local, exact, exact_move, failures };
+  }
+  return explain;
 }
 
 /** Over-fetch, rank, dedup; widen while the page is still short and the scope has more. */
@@ -176,6 +190,7 @@ async function semanticRanking(
   filter: PatternFilter,
   input: RecallInput,
   ranking: RankOptions,
+  outcomes: OutcomeStage | null,
 ): Promise<RankedCandidate[]> {
   const need = input.offset + input.limit;
   const evalWindow = input.eval_weighted ? QUALITY_WINDOW : 0;
@@ -187,7 +202,8 @@ async function semanticRanking(
     const found: RecallCandidate[] = await budget.map(hits, ({ pattern, similarity, recent_evals }) => ({
       id: pattern.id, task: pattern.task, similarity, recent_evals, updated_at: pattern.updated_at,
     }));
-    const ranked = await rankInSlices(found, ranking, budget);
+    const outcome = outcomes ? await outcomes.adjust(found.map((c) => c.id), vector, null) : undefined;
+    const ranked = await rankInSlices(found, outcome ? { ...ranking, outcome } : ranking, budget);
     // need + 1 survivors also answer has_more.
     const wider = found.length < k || ranked.length > need ? null : widenedFetch(k, first);
     if (wider === null) return ranked;
@@ -202,6 +218,7 @@ async function keywordRanking(
   filter: PatternFilter,
   input: RecallInput,
   ranking: RankOptions,
+  outcomes: OutcomeStage | null,
 ): Promise<RankedCandidate[]> {
   const query = tokenSet(input.task);
   const exact = input.task.trim();
@@ -220,8 +237,9 @@ async function keywordRanking(
       for (let i = from; i < to; i++) found[i].recent_evals = recent.get(found[i].id) ?? [];
     });
   }
+  const outcome = outcomes ? await outcomes.adjust(found.map((c) => c.id), null, null) : undefined;
   // Equal scores: the closer token overlap first, then the storage's order (ids: creation order).
-  return rankInSlices(found, ranking, budget, (a, b) => b.similarity - a.similarity);
+  return rankInSlices(found, outcome ? { ...ranking, outcome } : ranking, budget, (a, b) => b.similarity - a.similarity);
 }
 
 function toMatch(candidate: RankedCandidate, record: PatternRecord, tier: ReuseTier): RecallMatch {

@@ -512,6 +512,25 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
         await context.close();
       }
     });
+
+    it('shows the outcome part: a failure reported on this wording, its adjustment and its lesson', async () => {
+      // A wording no other test asks: the failure reported here demotes nothing they look at.
+      const wording = 'shrink the png pictures of a directory to 800 px wide';
+      const recalled = await json('POST', '/v1/recall', admin.secret, { task: wording, readonly: true });
+      const top = recalled.matches[0];
+      await json('POST', '/v1/outcomes', admin.secret, { recall_id: recalled.recall_id, pattern_key: top.pattern_key, passed: false, detail: 'assert max_width == 800 failed' });
+      const { context, page } = await signedIn(admin.secret);
+      try {
+        await page.goto(`${server.url}/console#/recall?task=${encodeURIComponent(wording)}`);
+        await page.getByRole('heading', { name: 'Outcome part' }).waitFor();
+        const part = page.locator(`.outcome-part[data-pattern="${top.pattern_key}"]`);
+        await part.waitFor();
+        expect(await part.textContent()).toContain('failed');
+        expect(await part.getByRole('list', { name: 'Lessons' }).textContent()).toContain('assert max_width == 800 failed');
+      } finally {
+        await context.close();
+      }
+    });
   });
 
   describe('pattern list (GET /v1/patterns)', () => {

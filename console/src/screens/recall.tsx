@@ -180,6 +180,7 @@ function Explained({ response }: { response: RecallResponse }) {
                 <tr>
                   <th scope="col">#</th><th scope="col">Task</th><th scope="col">Tier</th><th scope="col">Rule</th><th scope="col">Threshold</th><th scope="col">Similarity</th>
                   {EXPLAIN_PARTS.map((part) => <th key={part} scope="col">{part.replace('_', ' ')}</th>)}
+                  <th scope="col">outcomes</th>
                 </tr>
               </thead>
               <tbody>
@@ -192,6 +193,7 @@ function Explained({ response }: { response: RecallResponse }) {
                     <td>{fmtFixed(m.explain?.tier_threshold)}</td>
                     <td>{fmtFixed(m.similarity)}</td>
                     {EXPLAIN_PARTS.map((part) => <td key={part} data-part={part}>{fmtFixed(m.explain?.[part] as number | undefined)}</td>)}
+                    <td data-part="outcome">{m.explain?.outcome ? fmtFixed(m.explain.outcome.adjustment) : '—'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -200,6 +202,47 @@ function Explained({ response }: { response: RecallResponse }) {
         )}
         {response.warnings?.map((w) => <p key={w} class="muted">{w}</p>)}
       </Section>
+      <OutcomeParts response={response} />
     </>
+  );
+}
+
+/** What reported outcomes did to each match: the adjustment, the failures it came from, the lessons shown. */
+function OutcomeParts({ response }: { response: RecallResponse }) {
+  const moved = response.matches.map((m, i) => ({ m, rank: i + 1 })).filter(({ m }) => m.explain?.outcome || m.lessons?.length);
+  return (
+    <Section title="Outcome part" id="outcome-title">
+      {moved.length === 0 ? <p class="muted">No reported outcome moved these matches.</p> : moved.map(({ m, rank }) => {
+        const o = m.explain?.outcome;
+        return (
+          <div key={m.pattern_key} class="outcome-part" data-pattern={m.pattern_key}>
+            <h3>#{rank} {m.pattern.task.slice(0, 80)}</h3>
+            {o && (
+              <dl class="facts">
+                <dt>Adjustment</dt><dd>{fmtFixed(o.adjustment)}</dd>
+                <dt>Similar failures</dt><dd>{fmtFixed(o.local)}</dd>
+                <dt>This exact wording</dt><dd>{o.exact ?? 'not asked before'} ({fmtFixed(o.exact_move)})</dd>
+              </dl>
+            )}
+            {o && o.failures.length > 0 && (
+              <table class="explain">
+                <caption>Failures it came from</caption>
+                <thead><tr><th scope="col">Query</th><th scope="col">Similarity</th><th scope="col">Penalty share</th><th scope="col">When</th></tr></thead>
+                <tbody>
+                  {o.failures.map((f) => (
+                    <tr key={f.recall_id}><td>{f.query.slice(0, 100)}</td><td>{fmtFixed(f.similarity)}</td><td>{fmtFixed(f.penalty)}</td><td>{f.at}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {m.lessons && m.lessons.length > 0 && (
+              <ul class="lessons" aria-label="Lessons">
+                {m.lessons.map((l) => <li key={`${l.at}${l.query}`}>failed for “{l.query.slice(0, 100)}” ({fmtFixed(l.similarity)}): {l.detail}</li>)}
+              </ul>
+            )}
+          </div>
+        );
+      })}
+    </Section>
   );
 }
