@@ -64,9 +64,9 @@ export function withReadsAfterBookkeeping(queue: RecallBookkeeping, repos: Repos
     },
     outcomes: {
       ...outcomes,
-      async report(scope, report) {
+      async report(scope, report, opts) {
         await after(scope, 'all');
-        return outcomes.report(scope, report);
+        return outcomes.report(scope, report, opts);
       },
       async getTrace(scope, recallId) {
         await after(scope, 'all');
