@@ -61,7 +61,7 @@ describe.skipIf(!hasPg)('service migrate', () => {
     expect(down.code).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({
       direction: 'down',
-      reverted: ['0014_shared_rate_limits', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'],
+      reverted: ['0014_shared_rate_limits', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0001_init'],
       current: null,
       pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'],
     });
