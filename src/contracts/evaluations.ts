@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseReducer } from '../core/repeats.js';
 import { CASE_CHANGES, RUN_STATUSES } from '../core/vocabulary.js';
 import { queryBool, queryInt, text } from './common.js';
 
@@ -46,11 +47,16 @@ export const RunJudge = z.object({
 });
 export type RunJudge = z.infer<typeof RunJudge>;
 
+/** `all`, `majority` or `min-rate:R` with 0 < R ≤ 1 (docs/behavior.md "Evaluation repeats"). */
+export const RepeatReducerName = z.string().max(40).refine((text) => parseReducer(text) !== null, 'must be all, majority or min-rate:R with 0 < R <= 1');
+
 /** The quality gate every case of the run is held to (set when the run is created). */
 export const RunGate = z.object({
   min_score: z.number().min(0).max(10).nullable(),
   fail_on_adversarial: z.boolean(),
   fail_on_high_variance: z.boolean(),
+  /** How a repeated case's repeats make its verdict (absent: `all`). */
+  reducer: z.string().optional(),
 });
 export type RunGate = z.infer<typeof RunGate>;
 
@@ -137,7 +143,10 @@ export const RunCase = z.object({
   tokens: Tokens.nullable(),
   cost_usd: z.number().min(0).nullable(),
   duration_ms: z.number().min(0).nullable(),
+  /** Every repeat came from the judge cache (null: not evaluated). */
   cache_hit: z.boolean().nullable(),
+  /** How many of the repeats came from the judge cache (null or absent: not counted; the summary then counts the case once). */
+  cache_hits: z.number().int().min(0).nullable().optional(),
   /** Evaluators that failed; any failure fails the case's gate. */
   failed_evaluators: z.number().int().min(0),
   /** Why the case could not be evaluated (null: it was). */
@@ -158,6 +167,8 @@ export const CreateRunRequest = z.object({
     min_score: z.number().min(0).max(10).nullable().optional(),
     fail_on_adversarial: z.boolean().optional(),
     fail_on_high_variance: z.boolean().optional(),
+    /** How repeats of a case (evaluate's `sample` > 0) make its verdict; default `all`. */
+    reducer: RepeatReducerName.optional(),
   }).strict().optional(),
 }).strict();
 export type CreateRunRequest = z.input<typeof CreateRunRequest>;
