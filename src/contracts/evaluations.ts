@@ -137,6 +137,8 @@ export const RunCase = z.object({
   passed: z.boolean(),
   /** Why the case failed its gate (empty when it passed). */
   gate_failures: z.array(z.string()),
+  /** With repeats: the reasons its failing repeats gave, each once, also when the reducer passed the case. */
+  repeat_failures: z.array(z.string()).optional(),
   repeats: z.number().int().min(1),
   pass_rate: z.number().min(0).max(1).nullable(),
   flaky: z.boolean().nullable(),

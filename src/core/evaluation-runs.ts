@@ -115,6 +115,7 @@ export function summarize(cases: readonly SummarizedCase[], durationMs: number):
 /** What merging a repeat reads and writes of a recorded case. */
 export interface RepeatableCase extends SummarizedCase {
   gate_failures: string[];
+  repeat_failures?: string[];
   failed_evaluators: number;
   error: string | null;
 }
@@ -124,9 +125,6 @@ function passesOf(c: RepeatableCase): number {
   if (c.pass_rate !== null) return Math.round(c.pass_rate * c.repeats);
   return c.repeats === 1 && c.passed ? 1 : 0;
 }
-
-/** The text a failed repeat line starts with; the rest are the repeats' own gate reasons. */
-const REPEAT_LINE = /^passed \d+ of \d+ repeats \(reducer /;
 
 /**
  * A case with one more repeat (docs/behavior.md "Evaluation runs"): `next` is the new repeat
@@ -140,7 +138,8 @@ export function mergeRepeat<C extends RepeatableCase>(previous: C, next: C, redu
   const outcomes = Array.from({ length: repeats }, (_, i) => i < passes);
   const verdict = reduceRepeats(outcomes, reducer);
   const error = previous.error ?? next.error;
-  const reasons = [...new Set([...previous.gate_failures, ...next.gate_failures].filter((r) => !REPEAT_LINE.test(r)))];
+  // The failing repeats' reasons so far: a single repeat's are its gate failures.
+  const reasons = [...new Set([...(previous.repeat_failures ?? previous.gate_failures), ...next.gate_failures])];
   const passed = verdict.passed && error === null;
   const sum = <T>(a: T | null, b: T | null, add: (x: T, y: T) => T): T | null => (a === null ? b : b === null ? a : add(a, b));
   // Judged (it spent tokens, or none on a hit) without a price: the total is unknown, as the CLI reports it.
@@ -153,6 +152,7 @@ export function mergeRepeat<C extends RepeatableCase>(previous: C, next: C, redu
     flaky: error === null ? verdict.flaky : null,
     passed,
     gate_failures: passed ? [] : verdict.passed ? reasons : [`passed ${verdict.passes} of ${repeats} repeats (reducer ${reducerName(reducer)})`, ...reasons],
+    repeat_failures: reasons,
     tokens: sum(previous.tokens, next.tokens, (a, b) => ({ input: a.input + b.input, output: a.output + b.output })),
     cost_usd: unpriced(previous) || unpriced(next) ? null : sum(previous.cost_usd, next.cost_usd, (a, b) => roundUsd(a + b)),
     duration_ms: sum(previous.duration_ms, next.duration_ms, (a, b) => a + b),

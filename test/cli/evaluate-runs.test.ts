@@ -194,7 +194,7 @@ describe.each([
     const wobbly = stored1.cases.find((c) => c.case_id === 'wobbly')!;
     expect(stored1.cases).toHaveLength(2);
     expect(wobbly).toMatchObject({
-      repeats: 3, flaky: true, passed: true, gate_failures: [], median: 8, cache_hit: false, cache_hits: 0,
+      repeats: 3, flaky: true, passed: true, gate_failures: [], repeat_failures: ['median score 2 is below --min-score 5'], median: 8, cache_hit: false, cache_hits: 0,
       tokens: { input: 3 * USAGE.input_tokens, output: 3 * USAGE.output_tokens },
       evaluators: [{ evaluator: 1, score: 8, feedback: 'Scored 8: name things better.' }],
     });

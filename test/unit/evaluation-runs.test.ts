@@ -69,7 +69,7 @@ describe('evaluation runs (core)', () => {
     // Majority: 2 of 3 passes; min-rate:0.8 does not.
     const majority = { kind: 'majority' } as const;
     expect(mergeRepeat(mergeRepeat(repeat(8, true, true), repeat(2, false, true), majority), repeat(8, true, true), majority))
-      .toMatchObject({ passed: true, gate_failures: [], flaky: true, cache_hit: true, cache_hits: 3 });
+      .toMatchObject({ passed: true, gate_failures: [], repeat_failures: ['median score 2 is below --min-score 5'], flaky: true, cache_hit: true, cache_hits: 3 });
     expect(mergeRepeat(mergeRepeat(repeat(8, true, true), repeat(2, false, true), majority), repeat(8, true, true), { kind: 'min-rate', rate: 0.8 }).gate_failures[0])
       .toBe('passed 2 of 3 repeats (reducer min-rate:0.8)');
     // A repeat without a price makes the case's cost unknown; a repeat that could not be evaluated fails the case.
