@@ -41,6 +41,13 @@ function judgeOf(deps: ServiceDeps, evaluators: number, settings: JudgeSettings)
   };
 }
 
+/** The gate's reducer in its normal spelling (docs/behavior.md "Evaluation repeats"); 422 for anything else. */
+function reducerOf(text: string | undefined): string {
+  const reducer = text === undefined ? DEFAULT_REDUCER : parseReducer(text);
+  if (!reducer) throw new ValidationError('gate.reducer must be all, majority or min-rate:R with 0 < R <= 1', [{ path: 'gate.reducer', message: 'unknown reducer' }]);
+  return reducerName(reducer);
+}
+
 function newRun(deps: ServiceDeps, input: CreateRunInput, settings: JudgeSettings): EvaluationRun {
   return {
     id: newId(deps.clock.now()),
@@ -54,7 +61,7 @@ function newRun(deps: ServiceDeps, input: CreateRunInput, settings: JudgeSetting
       min_score: input.gate?.min_score ?? null,
       fail_on_adversarial: input.gate?.fail_on_adversarial ?? false,
       fail_on_high_variance: input.gate?.fail_on_high_variance ?? false,
-      reducer: reducerName(parseReducer(input.gate?.reducer ?? 'all') ?? DEFAULT_REDUCER),
+      reducer: reducerOf(input.gate?.reducer),
     },
     status: 'running',
     summary: summarize([], 0),
