@@ -132,8 +132,9 @@ function caseOf(deps: ServiceDeps, input: EvaluateInput, gate: RunGate, outcome:
 }
 
 /**
- * A repeat (`sample` > 0) of a case the run already has joins it (docs/behavior.md "Evaluation
- * runs"); any other evaluation is the case as it stands (a first repeat starts the case afresh).
+ * A repeat (`sample` > 0) of a case the run already has joins it (docs/behavior.md
+ * "Evaluation runs"); any other evaluation is the case as it stands (a first repeat starts the
+ * case afresh).
  */
 async function withEarlierRepeats(deps: ServiceDeps, scope: Scope, run: EvaluationRun, input: EvaluateInput, judged: RunCase): Promise<RunCase> {
   if (input.sample === 0) return judged;
