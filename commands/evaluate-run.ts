@@ -4,6 +4,7 @@ import type {
 } from '../src/client/index.js';
 import { routes } from '../src/contracts/routes.js';
 import { defaultCaseId } from '../src/core/evaluation-runs.js';
+import { reducerName, type RepeatReducer } from '../src/core/repeats.js';
 import { consoleEvaluationHash } from '../src/core/vocabulary.js';
 import { ExitCode } from './shared/exit-codes.js';
 
@@ -26,6 +27,8 @@ export interface RunFlags {
   minScore?: number;
   failOnAdversarial?: boolean;
   failOnHighVariance?: boolean;
+  /** --reducer: how the server merges a case's repeats into its verdict. */
+  reducer?: RepeatReducer;
 }
 
 /** The body that starts the run: flags first, then what the CI environment says. */
@@ -43,6 +46,7 @@ export function createRunBody(flags: RunFlags, env: Pick<ClientEnv, 'ciRun'>): C
       min_score: flags.minScore ?? null,
       fail_on_adversarial: flags.failOnAdversarial === true,
       fail_on_high_variance: flags.failOnHighVariance === true,
+      ...(flags.reducer === undefined ? {} : { reducer: reducerName(flags.reducer) }),
     },
   };
 }

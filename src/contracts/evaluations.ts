@@ -51,6 +51,8 @@ export const RunGate = z.object({
   min_score: z.number().min(0).max(10).nullable(),
   fail_on_adversarial: z.boolean(),
   fail_on_high_variance: z.boolean(),
+  /** How a repeated case's repeats make its verdict (absent: `all`). */
+  reducer: z.string().optional(),
 });
 export type RunGate = z.infer<typeof RunGate>;
 
@@ -131,13 +133,18 @@ export const RunCase = z.object({
   passed: z.boolean(),
   /** Why the case failed its gate (empty when it passed). */
   gate_failures: z.array(z.string()),
+  /** With repeats: the reasons its failing repeats gave, each once, also when the reducer passed the case. */
+  repeat_failures: z.array(z.string()).optional(),
   repeats: z.number().int().min(1),
   pass_rate: z.number().min(0).max(1).nullable(),
   flaky: z.boolean().nullable(),
   tokens: Tokens.nullable(),
   cost_usd: z.number().min(0).nullable(),
   duration_ms: z.number().min(0).nullable(),
+  /** Every repeat came from the judge cache (null: not evaluated). */
   cache_hit: z.boolean().nullable(),
+  /** How many of the repeats came from the judge cache (null or absent: not counted; the summary then counts the case once). */
+  cache_hits: z.number().int().min(0).nullable().optional(),
   /** Evaluators that failed; any failure fails the case's gate. */
   failed_evaluators: z.number().int().min(0),
   /** Why the case could not be evaluated (null: it was). */
@@ -158,6 +165,8 @@ export const CreateRunRequest = z.object({
     min_score: z.number().min(0).max(10).nullable().optional(),
     fail_on_adversarial: z.boolean().optional(),
     fail_on_high_variance: z.boolean().optional(),
+    /** How repeats of a case (evaluate's `sample` > 0) make its verdict: all (default), majority or min-rate:R (checked by the service). */
+    reducer: text(40).optional(),
   }).strict().optional(),
 }).strict();
 export type CreateRunRequest = z.input<typeof CreateRunRequest>;

@@ -1,3 +1,5 @@
+import { roundUsd } from './pricing.js';
+import { reduceRepeats, reducerName, type RepeatReducer } from './repeats.js';
 import type { CaseChangeName, RunStatusName } from './vocabulary.js';
 
 /**
@@ -53,6 +55,8 @@ export interface SummarizedCase {
   cost_usd: number | null;
   duration_ms: number | null;
   cache_hit: boolean | null;
+  /** How many repeats came from the judge cache (absent: not counted). */
+  cache_hits?: number | null;
 }
 
 export interface Summary {
@@ -69,30 +73,93 @@ export interface Summary {
   duration_ms: number;
 }
 
+/** How many of a case's repeats were judged, and how many of those came from the judge cache. */
+function cacheCounts(c: SummarizedCase): { hits: number; misses: number } {
+  if (c.cache_hit === null) return { hits: 0, misses: 0 };
+  // A case recorded without its per-repeat count counts once.
+  if (c.cache_hits === undefined || c.cache_hits === null) return c.cache_hit ? { hits: 1, misses: 0 } : { hits: 0, misses: 1 };
+  return { hits: c.cache_hits, misses: Math.max(0, c.repeats - c.cache_hits) };
+}
+
 /**
- * The run's summary from its cases. Cost and tokens are null when no case reported them;
- * pass^k counts cases that passed every repeat and is null when no case was repeated.
+ * The run's summary from its cases, with the figures `service evaluate` reports of the same
+ * cases (docs/behavior.md "Evaluation repeats"): cache hits and misses count repeats; cost is
+ * null when nothing was judged or a judged case has no price; pass^k counts, among the judged
+ * cases, those that passed every repeat, and is null when no case was repeated.
  */
 export function summarize(cases: readonly SummarizedCase[], durationMs: number): Summary {
   const passed = cases.filter((c) => c.passed).length;
-  const priced = cases.filter((c) => c.cost_usd !== null);
   const counted = cases.filter((c) => c.tokens !== null);
   const repeated = cases.some((c) => c.repeats > 1);
+  // Judged: scored (a single repeat with a median) or reduced over its repeats (a pass rate).
+  const judged = cases.filter((c) => c.pass_rate !== null || (c.repeats === 1 && c.median !== null));
+  const cache = cases.map(cacheCounts);
   return {
     cases: cases.length,
     passed,
     failed: cases.length - passed,
     pass_rate: cases.length === 0 ? null : passed / cases.length,
-    pass_hat_k: !repeated || cases.length === 0 ? null : cases.filter((c) => (c.pass_rate ?? (c.passed ? 1 : 0)) === 1).length / cases.length,
+    pass_hat_k: !repeated || judged.length === 0 ? null : judged.filter((c) => (c.pass_rate ?? (c.passed ? 1 : 0)) === 1).length / judged.length,
     flaky: cases.filter((c) => c.flaky === true).length,
-    cost_usd: priced.length === 0 ? null : priced.reduce((sum, c) => sum + c.cost_usd!, 0),
+    cost_usd: counted.length === 0 || counted.some((c) => c.cost_usd === null) ? null : roundUsd(counted.reduce((sum, c) => sum + c.cost_usd!, 0)),
     tokens: counted.length === 0 ? null : {
       input: counted.reduce((sum, c) => sum + c.tokens!.input, 0),
       output: counted.reduce((sum, c) => sum + c.tokens!.output, 0),
     },
-    cache_hits: cases.filter((c) => c.cache_hit === true).length,
-    cache_misses: cases.filter((c) => c.cache_hit === false).length,
+    cache_hits: cache.reduce((n, c) => n + c.hits, 0),
+    cache_misses: cache.reduce((n, c) => n + c.misses, 0),
     duration_ms: Math.max(0, durationMs),
+  };
+}
+
+/** What merging a repeat reads and writes of a recorded case. */
+export interface RepeatableCase extends SummarizedCase {
+  gate_failures: string[];
+  repeat_failures?: string[];
+  failed_evaluators: number;
+  error: string | null;
+}
+
+/** Passes so far: a single repeat passed when it met its gate; a reduced case keeps its pass rate. */
+function passesOf(c: RepeatableCase): number {
+  if (c.pass_rate !== null) return Math.round(c.pass_rate * c.repeats);
+  return c.repeats === 1 && c.passed ? 1 : 0;
+}
+
+/**
+ * A case with one more repeat (docs/behavior.md "Evaluation runs"): `next` is the new repeat
+ * recorded on its own. The first repeat's scores and feedback stay (the median the CLI
+ * reports); repeats, pass rate, flaky, tokens, cost, duration and cache use accumulate; the
+ * verdict is the reducer's. A repeat that could not be evaluated fails the case with its error.
+ */
+export function mergeRepeat<C extends RepeatableCase>(previous: C, next: C, reducer: RepeatReducer): C {
+  const repeats = previous.repeats + 1;
+  const passes = passesOf(previous) + (next.passed ? 1 : 0);
+  const outcomes = Array.from({ length: repeats }, (_, i) => i < passes);
+  const verdict = reduceRepeats(outcomes, reducer);
+  const error = previous.error ?? next.error;
+  // The failing repeats' reasons so far: a single repeat's are its gate failures.
+  const reasons = [...new Set([...(previous.repeat_failures ?? previous.gate_failures), ...next.gate_failures])];
+  const passed = verdict.passed && error === null;
+  const sum = <T>(a: T | null, b: T | null, add: (x: T, y: T) => T): T | null => (a === null ? b : b === null ? a : add(a, b));
+  // Judged (it spent tokens, or none on a hit) without a price: the total is unknown, as the CLI reports it.
+  const unpriced = (c: C) => c.tokens !== null && c.cost_usd === null;
+  const hitsOf = (c: C) => c.cache_hits ?? (c.cache_hit === true ? c.repeats : 0);
+  return {
+    ...previous,
+    repeats,
+    pass_rate: error === null ? verdict.pass_rate : null,
+    flaky: error === null ? verdict.flaky : null,
+    passed,
+    gate_failures: passed ? [] : verdict.passed ? reasons : [`passed ${verdict.passes} of ${repeats} repeats (reducer ${reducerName(reducer)})`, ...reasons],
+    repeat_failures: reasons,
+    tokens: sum(previous.tokens, next.tokens, (a, b) => ({ input: a.input + b.input, output: a.output + b.output })),
+    cost_usd: unpriced(previous) || unpriced(next) ? null : sum(previous.cost_usd, next.cost_usd, (a, b) => roundUsd(a + b)),
+    duration_ms: sum(previous.duration_ms, next.duration_ms, (a, b) => a + b),
+    cache_hit: previous.cache_hit === null || next.cache_hit === null ? (previous.cache_hit ?? next.cache_hit) : previous.cache_hit && next.cache_hit,
+    cache_hits: hitsOf(previous) + hitsOf(next),
+    failed_evaluators: previous.failed_evaluators + next.failed_evaluators,
+    error,
   };
 }
 

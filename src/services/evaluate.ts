@@ -87,8 +87,9 @@ export async function evaluate(deps: ServiceDeps, scope: Scope, input: EvaluateI
   const recorded = await recordCase(deps, scope, run, input, { result: response, error: null }, performance.now() - started, JUDGE_SETTINGS);
   // Echoed for a case of a given run only: the answer stays a function of the request (a job
   // ends with exactly the synchronous answer), and a run of one case is found in the listing.
+  // The verdict echoed is this judgement's: a repeat's client reduces the repeats itself.
   if (run === null) return response;
-  return { ...response, run_id: run.id, case_id: recorded.case.case_id, passed: recorded.case.passed, gate_failures: recorded.case.gate_failures };
+  return { ...response, run_id: run.id, case_id: recorded.judged.case_id, passed: recorded.judged.passed, gate_failures: recorded.judged.gate_failures };
 }
 
 async function evaluateCounted(deps: ServiceDeps, llm: Llm, scope: Scope, input: EvaluateInput): Promise<EvaluateResponse> {

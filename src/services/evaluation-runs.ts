@@ -5,8 +5,9 @@ import {
 } from '../contracts/evaluations.js';
 import type { EvaluateInput, EvaluateResponse } from '../contracts/llm.js';
 import {
-  compareCases, defaultCaseId, gateFailuresOf, REGRESSION_DELTA, runStatus, summarize,
+  compareCases, defaultCaseId, gateFailuresOf, mergeRepeat, REGRESSION_DELTA, runStatus, summarize,
 } from '../core/evaluation-runs.js';
+import { DEFAULT_REDUCER, parseReducer, reducerName } from '../core/repeats.js';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
@@ -40,6 +41,13 @@ function judgeOf(deps: ServiceDeps, evaluators: number, settings: JudgeSettings)
   };
 }
 
+/** The gate's reducer in its normal spelling (docs/behavior.md "Evaluation repeats"); 422 for anything else. */
+function reducerOf(text: string | undefined): string {
+  const reducer = text === undefined ? DEFAULT_REDUCER : parseReducer(text);
+  if (!reducer) throw new ValidationError('gate.reducer must be all, majority or min-rate:R with 0 < R <= 1', [{ path: 'gate.reducer', message: 'unknown reducer' }]);
+  return reducerName(reducer);
+}
+
 function newRun(deps: ServiceDeps, input: CreateRunInput, settings: JudgeSettings): EvaluationRun {
   return {
     id: newId(deps.clock.now()),
@@ -53,6 +61,7 @@ function newRun(deps: ServiceDeps, input: CreateRunInput, settings: JudgeSetting
       min_score: input.gate?.min_score ?? null,
       fail_on_adversarial: input.gate?.fail_on_adversarial ?? false,
       fail_on_high_variance: input.gate?.fail_on_high_variance ?? false,
+      reducer: reducerOf(input.gate?.reducer),
     },
     status: 'running',
     summary: summarize([], 0),
@@ -111,10 +120,11 @@ function caseOf(deps: ServiceDeps, input: EvaluateInput, gate: RunGate, outcome:
     repeats: 1,
     pass_rate: null,
     flaky: null,
-    tokens: null,
-    cost_usd: null,
+    tokens: r ? { input: r.tokens.input, output: r.tokens.output } : null,
+    cost_usd: r ? r.cost_usd : null,
     duration_ms: Math.max(0, durationMs),
-    cache_hit: null,
+    cache_hit: r ? r.cache_hit : null,
+    cache_hits: r ? (r.cache_hit ? 1 : 0) : null,
     failed_evaluators: r ? r.failed_evaluators : 0,
     error: outcome.error,
     evaluated_at: deps.clock.now().toISOString(),
@@ -122,8 +132,21 @@ function caseOf(deps: ServiceDeps, input: EvaluateInput, gate: RunGate, outcome:
 }
 
 /**
+ * A repeat (`sample` > 0) of a case the run already has joins it (docs/behavior.md
+ * "Evaluation runs"); any other evaluation is the case as it stands (a first repeat starts the
+ * case afresh).
+ */
+async function withEarlierRepeats(deps: ServiceDeps, scope: Scope, run: EvaluationRun, input: EvaluateInput, judged: RunCase): Promise<RunCase> {
+  if (input.sample === 0) return judged;
+  const earlier = (await deps.storage.evaluationRuns.listCases(scope, run.id)).find((c) => c.case_id === judged.case_id);
+  if (!earlier) return judged;
+  return mergeRepeat(earlier, judged, parseReducer(run.gate.reducer ?? 'all') ?? DEFAULT_REDUCER);
+}
+
+/**
  * Records one evaluation: as a case of `run`, or (run null) as a run of one case, finished at
- * once without a gate beyond "every evaluator answered".
+ * once without a gate beyond "every evaluator answered". `judged` is this evaluation alone
+ * (what its answer echoes); `case` is the case as the run now holds it, its repeats merged.
  */
 export async function recordCase(
   deps: ServiceDeps,
@@ -133,12 +156,13 @@ export async function recordCase(
   outcome: CaseResult,
   durationMs: number,
   settings: JudgeSettings,
-): Promise<{ run: EvaluationRun; case: RunCase }> {
+): Promise<{ run: EvaluationRun; case: RunCase; judged: RunCase }> {
   const repo = deps.storage.evaluationRuns;
   if (run) {
-    const recorded = caseOf(deps, input, run.gate, outcome, durationMs);
+    const judged = caseOf(deps, input, run.gate, outcome, durationMs);
+    const recorded = await withEarlierRepeats(deps, scope, run, input, judged);
     if (!(await repo.putCase(scope, run.id, recorded))) throw new NotFoundError(`evaluation run ${run.id} not found`);
-    return { run, case: recorded };
+    return { run, case: recorded, judged };
   }
   const single = newRun(deps, { num_evals: input.num_evals }, settings);
   const recorded = caseOf(deps, input, NO_GATE, outcome, durationMs);
@@ -149,7 +173,7 @@ export async function recordCase(
   await repo.putRuns(scope, [{ ...single }]);
   await repo.putCase(scope, single.id, recorded);
   await repo.putRuns(scope, [finished]);
-  return { run: finished, case: recorded };
+  return { run: finished, case: recorded, judged: recorded };
 }
 
 /** A run's summary as of now: stored once finished, computed from its cases while it runs. */

@@ -72,6 +72,7 @@ const TEXT_FIELDS: FieldCase[] = [
   })),
   { route: 'POST /v1/evaluations', field: 'label', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { label: v } }) },
   { route: 'POST /v1/evaluations', field: 'ci_provider', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { ci_provider: v } }) },
+  { route: 'POST /v1/evaluations', field: 'gate.reducer', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { gate: { reducer: v } } }) },
   { route: 'POST /v1/evaluations', field: 'git.branch', request: (v) => ({ method: 'POST', url: '/v1/evaluations', body: { git: { branch: v, commit: v } } }) },
   { route: 'GET /v1/evaluations/:id', field: 'id', request: (v) => ({ method: 'GET', url: `/v1/evaluations/${encodeAll(String(v))}` }) },
   { route: 'POST /v1/evaluations/:id/bless', field: 'id', request: (v) => ({ method: 'POST', url: `/v1/evaluations/${encodeAll(String(v))}/bless` }) },

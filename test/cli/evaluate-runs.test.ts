@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvaluationRun, RunDetailResponse, RunListResponse, CompareResponse } from '../../src/contracts/evaluations.js';
+import { costUsd, DEFAULT_MODEL_PRICES } from '../../src/core/pricing.js';
 import { reply, startFakeLlm, type FakeLlm } from '../fixtures/fake-llm/server.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
@@ -14,10 +15,14 @@ import { startServer, type ServerHandle } from '../support/server.js';
  * server whose judges are the fake provider (OpenAI SDK), on both storages: a passing baseline
  * is blessed; the next run makes one case worse (regressed: exit 101) and adds one (new); the
  * run after drops one (missing: the gate fails, exit 100); failing runs never become baselines.
- * The judges score a case by the `SCORE=n` marker in its code. Needs `npm run build`.
+ * The judges score a case by the `SCORE=n` marker in its code, and disagree with themselves
+ * (8, 2, 8, …) on a case whose code says FLAKY. Needs `npm run build`.
  */
 
 const hasPg = await requirePostgres('evaluation runs on PostgreSQL');
+/** Every judge call's usage, so a case's tokens and cost are known exactly (gpt-4o-mini, the shipped price). */
+const USAGE = { input_tokens: 700, output_tokens: 40 };
+const callCost = costUsd({ input: USAGE.input_tokens, output: USAGE.output_tokens }, DEFAULT_MODEL_PRICES['gpt-4o-mini']);
 
 const jsonl = (cases: Record<string, string>) =>
   Object.entries(cases).map(([id, score]) => JSON.stringify({ id, task: `task of ${id}`, code: `# SCORE=${score}\nprint('${id}')` })).join('\n');
@@ -33,9 +38,10 @@ describe.each([
 
   beforeAll(async () => {
     fake = await startFakeLlm();
+    let flakyCalls = 0;
     fake.script((call) => {
-      const overall = Number(/SCORE=(\d+(?:\.\d+)?)/.exec(call.prompt)?.[1] ?? 5);
-      return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: `Scored ${overall}: name things better.`, hardcoded: false });
+      const overall = call.prompt.includes('FLAKY') ? [8, 2, 8][flakyCalls++ % 3] : Number(/SCORE=(\d+(?:\.\d+)?)/.exec(call.prompt)?.[1] ?? 5);
+      return reply.json({ task_alignment: overall, code_quality: overall, workspace_usage: overall, robustness: overall, overall, feedback: `Scored ${overall}: name things better.`, hardcoded: false }, { usage: USAGE });
     });
     dir = await tempDir('svc-eval-runs-');
     let storageEnv: Record<string, string> = {};
@@ -94,7 +100,8 @@ describe.each([
     expect(comment).toContain('**Pass rate** 100% vs baseline 100% (±0 pts)');
     expect(comment).toContain('**Newly regressed (1):** `beta` (9 → 7)');
     expect(comment).toContain('**New (1):** `delta`');
-    expect(comment).toContain('judge cache: 0 hits, 0 misses');
+    // alpha and gamma are unchanged since run 1: their verdicts come from the judge cache.
+    expect(comment).toContain('judge cache: 2 hits, 2 misses');
     expect(comment).toContain(`[Run \`${run2.id}\` in the console](${server.url}/console#/evaluations/${run2.id})`);
     expect(comment).toContain('branch `feature/x`');
 
@@ -168,6 +175,74 @@ describe.each([
     expect(wide.counts).toMatchObject({ regressed: 0, unchanged: 3, new: 1 });
     const text = await cli(['evaluations', 'compare', run2.id, 'main', '--format', 'table']);
     expect(text.stdout).toContain('1 regressed, 0 improved, 2 unchanged, 1 new, 0 missing');
+  });
+
+  it('repeats of a case are one case of the run (flaky, pass rate, the reducer\'s verdict); a rerun of unchanged cases is served from the cache', async () => {
+    const chatCallsFor = (marker: string) => fake.chatRequests().filter((r) => r.call?.prompt.includes(marker)).length;
+    const cases = { steady: '# SCORE=9\nprint("steady")', wobbly: '# FLAKY\nprint("wobbly")' };
+    const batch = (rows: Record<string, string>) => Object.entries(rows).map(([id, code]) => JSON.stringify({ id, task: `task of ${id}`, code })).join('\n');
+    const repeatFlags = ['--num-evals', '1', '--repeat', '3', '--reducer', 'majority', '--min-score', '5', '--label', 'repeats', '--baseline', 'repeats', '--bless-on-pass', '--json'];
+
+    // Run 1: wobbly is judged 8, 2, 8: flaky, 2 of 3 passed, a majority: the run passes and is blessed.
+    const first = await cli(['evaluate', '--batch', await file('r1.jsonl', batch(cases)), ...repeatFlags]);
+    expect(first.code, first.stderr).toBe(0);
+    const out1 = JSON.parse(first.stdout) as { run: unknown; summary: Record<string, unknown>; cases: { id: string; pass_rate: number; tokens: unknown; cost_usd: number }[] };
+    const run1 = EvaluationRun.parse(out1.run);
+    expect(run1).toMatchObject({ status: 'passed', blessed: true, gate: { reducer: 'majority', min_score: 5 } });
+    expect(chatCallsFor('FLAKY')).toBe(3);
+    const stored1 = RunDetailResponse.parse(JSON.parse((await cli(['evaluations', 'show', run1.id, '--json'])).stdout));
+    const wobbly = stored1.cases.find((c) => c.case_id === 'wobbly')!;
+    expect(stored1.cases).toHaveLength(2);
+    expect(wobbly).toMatchObject({
+      repeats: 3, flaky: true, passed: true, gate_failures: [], repeat_failures: ['median score 2 is below --min-score 5'], median: 8, cache_hit: false, cache_hits: 0,
+      tokens: { input: 3 * USAGE.input_tokens, output: 3 * USAGE.output_tokens },
+      evaluators: [{ evaluator: 1, score: 8, feedback: 'Scored 8: name things better.' }],
+    });
+    // Printed numbers are rounded to 4 decimals (core/output-numbers.ts).
+    expect(wobbly.pass_rate).toBeCloseTo(2 / 3, 4);
+    expect(wobbly.cost_usd).toBeCloseTo(3 * callCost, 9);
+    expect(stored1.cases.find((c) => c.case_id === 'steady')).toMatchObject({ repeats: 3, pass_rate: 1, flaky: false, passed: true });
+    expect(stored1.run.summary).toMatchObject({
+      cases: 2, passed: 2, flaky: 1, pass_hat_k: 0.5, cache_hits: 0, cache_misses: 6, tokens: { input: 6 * USAGE.input_tokens, output: 6 * USAGE.output_tokens },
+    });
+    expect(stored1.run.summary.cost_usd).toBeCloseTo(6 * callCost, 9);
+    // What the CLI printed is what the run recorded.
+    for (const figure of ['flaky', 'pass_hat_k', 'cache_hits', 'cache_misses', 'tokens', 'cost_usd'] as const) {
+      expect(out1.summary[figure], figure).toEqual(stored1.run.summary[figure]);
+    }
+    const printedWobbly = out1.cases.find((c) => c.id === 'wobbly')!;
+    expect(printedWobbly.tokens).toEqual(wobbly.tokens);
+    expect(printedWobbly.cost_usd).toBe(wobbly.cost_usd);
+
+    // Run 2 against the blessed run 1: the two unchanged cases come from the cache (no call for
+    // them, flakiness kept), one new case is judged.
+    const callsBefore = fake.chatRequests().length;
+    const second = await cli(['evaluate', '--batch', await file('r2.jsonl', batch({ ...cases, added: '# SCORE=7\nprint("added")' })), ...repeatFlags]);
+    expect(second.code, second.stderr).toBe(0);
+    const run2 = EvaluationRun.parse(JSON.parse(second.stdout).run);
+    expect(run2).toMatchObject({ status: 'passed', baseline_id: run1.id, comparison: { unchanged: 2, new: 1, regressed: 0, missing: 0 } });
+    expect(fake.chatRequests().length - callsBefore).toBe(3);
+    expect(chatCallsFor('FLAKY')).toBe(3);
+    expect(chatCallsFor('print("steady")')).toBe(3);
+    const stored2 = RunDetailResponse.parse(JSON.parse((await cli(['evaluations', 'show', run2.id, '--json'])).stdout));
+    for (const id of ['steady', 'wobbly']) {
+      expect(stored2.cases.find((c) => c.case_id === id), id).toMatchObject({ repeats: 3, cache_hit: true, cache_hits: 3, cost_usd: 0, tokens: { input: 0, output: 0 } });
+    }
+    expect(stored2.cases.find((c) => c.case_id === 'wobbly')).toMatchObject({ flaky: true, passed: true });
+    expect(stored2.cases.find((c) => c.case_id === 'added')).toMatchObject({ repeats: 3, cache_hit: false, cache_hits: 0, pass_rate: 1 });
+    expect(stored2.run.summary).toMatchObject({ cases: 3, flaky: 1, cache_hits: 6, cache_misses: 3, tokens: { input: 3 * USAGE.input_tokens, output: 3 * USAGE.output_tokens } });
+    expect(stored2.run.summary.pass_hat_k).toBeCloseTo(2 / 3, 4);
+    expect(JSON.parse(second.stdout).summary).toMatchObject({ cache_hits: 6, cache_misses: 3, flaky: 1 });
+
+    // Under `all` the same repeats fail the case, naming the count and the reducer.
+    const strict = await cli(['evaluate', '--batch', await file('r3.jsonl', batch(cases)), '--num-evals', '1', '--repeat', '3', '--reducer', 'all', '--min-score', '5', '--json']);
+    expect(strict.code, strict.stderr).toBe(100);
+    const run3 = EvaluationRun.parse(JSON.parse(strict.stdout).run);
+    expect(run3).toMatchObject({ status: 'failed', gate: { reducer: 'all' }, summary: { passed: 1, failed: 1, flaky: 1, cache_hits: 6, cache_misses: 0 } });
+    const stored3 = RunDetailResponse.parse(JSON.parse((await cli(['evaluations', 'show', run3.id, '--json'])).stdout));
+    expect(stored3.cases.find((c) => c.case_id === 'wobbly')).toMatchObject({
+      passed: false, gate_failures: ['passed 2 of 3 repeats (reducer all)', 'median score 2 is below --min-score 5'],
+    });
   });
 
   it('a single evaluation is a run of one case; bless moves the baseline to a passed run', async () => {

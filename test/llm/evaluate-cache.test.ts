@@ -58,7 +58,8 @@ describe.each(STORAGES)('judge cache on %s storage', (kind) => {
 
   /** A server on this describe's store (JSON: one at a time, the data path is locked). */
   async function server(extra: Record<string, string> = {}): Promise<TestServer> {
-    const t = await startLlmServer(fake, 'provider_a', { ...storageEnv, ...extra });
+    // PostgreSQL keeps the rate limiter's counts in the store, shared by this describe's servers.
+    const t = await startLlmServer(fake, 'provider_a', { ...storageEnv, SERVICE_RATE_LIMIT_EXPENSIVE: '10000', SERVICE_RATE_LIMIT_DEFAULT: '10000', ...extra });
     servers.push(t);
     return t;
   }

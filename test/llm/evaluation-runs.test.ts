@@ -70,6 +70,34 @@ describe('evaluation runs (API)', () => {
     expect(fake.chatRequests()).toHaveLength(calls);
   });
 
+  it('repeats of a case (sample > 0) join it under the gate\'s reducer; the answer echoes the repeat\'s own verdict', async () => {
+    const server = await start();
+    expect((await server.call('POST', '/v1/evaluations', { gate: { reducer: 'most' } })).statusCode).toBe(422);
+    const run = EvaluationRun.parse((await server.call('POST', '/v1/evaluations', { num_evals: 1, gate: { min_score: 5, reducer: 'min-rate:0.50' } })).json());
+    expect(run.gate.reducer).toBe('min-rate:0.5');
+    const repeat = async (sample: number, overall: number, code = 'x = 1') => {
+      evaluatorsSay(overall);
+      return (await server.call('POST', '/v1/evaluate', { code, num_evals: 1, run_id: run.id, case_id: 'c', sample })).json();
+    };
+    expect(await repeat(0, 8)).toMatchObject({ passed: true, gate_failures: [] });
+    // This repeat fails its own gate; the case (1 of 2, min-rate 0.5) still passes.
+    expect(await repeat(1, 2)).toMatchObject({ passed: false, gate_failures: ['median score 2 is below --min-score 5'] });
+    let detail = RunDetailResponse.parse((await server.call('GET', `/v1/evaluations/${run.id}`)).json());
+    expect(detail.cases).toHaveLength(1);
+    expect(detail.cases[0]).toMatchObject({ repeats: 2, pass_rate: 0.5, flaky: true, passed: true, gate_failures: [], median: 8, cache_hit: false, cache_hits: 0 });
+    expect(detail.run.summary).toMatchObject({ cases: 1, passed: 1, flaky: 1, pass_hat_k: 0, cache_misses: 2 });
+    await repeat(2, 3);
+    detail = RunDetailResponse.parse((await server.call('GET', `/v1/evaluations/${run.id}`)).json());
+    expect(detail.cases[0]).toMatchObject({
+      repeats: 3, flaky: true, passed: false,
+      gate_failures: ['passed 1 of 3 repeats (reducer min-rate:0.5)', 'median score 2 is below --min-score 5', 'median score 3 is below --min-score 5'],
+    });
+    // A first repeat (sample 0) again starts the case afresh (here with changed code: a cache miss).
+    await repeat(0, 9, 'x = 2');
+    detail = RunDetailResponse.parse((await server.call('GET', `/v1/evaluations/${run.id}`)).json());
+    expect(detail.cases[0]).toMatchObject({ repeats: 1, pass_rate: null, flaky: null, passed: true, median: 9 });
+  });
+
   it('every evaluator failing is kept as a failed case; a case the client could not send counts as failed', async () => {
     const server = await start();
     fake.script(() => reply.error(400));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  caseChange, compareCases, defaultCaseId, gateFailuresOf, REGRESSION_DELTA, runStatus, summarize, type SummarizedCase,
+  caseChange, compareCases, defaultCaseId, gateFailuresOf, mergeRepeat, REGRESSION_DELTA, runStatus, summarize, type RepeatableCase, type SummarizedCase,
 } from '../../src/core/evaluation-runs.js';
 import { ciEnvironment } from '../../src/config/ci-environment.js';
 
@@ -46,6 +46,48 @@ describe('evaluation runs (core)', () => {
       kase('b', 6, true, { repeats: 3, pass_rate: 2 / 3, flaky: true, cost_usd: 0.25, tokens: { input: 5, output: 1 }, cache_hit: false }),
     ], 0);
     expect(repeated).toMatchObject({ pass_hat_k: 0.5, flaky: 1, cost_usd: 0.75, tokens: { input: 15, output: 3 }, cache_hits: 1, cache_misses: 1 });
+  });
+
+  it('merges repeats of a case: counts, the reducer\'s verdict and its reason, sums, cache hit only when every repeat hit', () => {
+    // One repeat as the server records it on its own: its gate, tokens, cost, cache use.
+    const repeat = (median: number, passed: boolean, hit: boolean, over: Partial<RepeatableCase> = {}): RepeatableCase => ({
+      ...kase('c', median, passed, { tokens: { input: 100, output: 10 }, cost_usd: hit ? 0 : 0.001, cache_hit: hit, cache_hits: hit ? 1 : 0, duration_ms: 5 }),
+      gate_failures: passed ? [] : [`median score ${median} is below --min-score 5`], failed_evaluators: 0, error: null, ...over,
+    });
+    const all = { kind: 'all' } as const;
+    const two = mergeRepeat(repeat(8, true, true), repeat(2, false, false), all);
+    expect(two).toMatchObject({
+      repeats: 2, pass_rate: 0.5, flaky: true, passed: false, median: 8, tokens: { input: 200, output: 20 }, cost_usd: 0.001,
+      cache_hit: false, cache_hits: 1, duration_ms: 10,
+      gate_failures: ['passed 1 of 2 repeats (reducer all)', 'median score 2 is below --min-score 5'],
+    });
+    const three = mergeRepeat(two, repeat(8, true, false), all);
+    expect(three).toMatchObject({ repeats: 3, flaky: true, passed: false, cost_usd: 0.002, cache_hits: 1 });
+    expect(three.pass_rate).toBeCloseTo(2 / 3, 12);
+    // The reason line is replaced, not repeated, and the repeats' own reasons are kept once.
+    expect(three.gate_failures).toEqual(['passed 2 of 3 repeats (reducer all)', 'median score 2 is below --min-score 5']);
+    // Majority: 2 of 3 passes; min-rate:0.8 does not.
+    const majority = { kind: 'majority' } as const;
+    expect(mergeRepeat(mergeRepeat(repeat(8, true, true), repeat(2, false, true), majority), repeat(8, true, true), majority))
+      .toMatchObject({ passed: true, gate_failures: [], repeat_failures: ['median score 2 is below --min-score 5'], flaky: true, cache_hit: true, cache_hits: 3 });
+    expect(mergeRepeat(mergeRepeat(repeat(8, true, true), repeat(2, false, true), majority), repeat(8, true, true), { kind: 'min-rate', rate: 0.8 }).gate_failures[0])
+      .toBe('passed 2 of 3 repeats (reducer min-rate:0.8)');
+    // A repeat without a price makes the case's cost unknown; a repeat that could not be evaluated fails the case.
+    expect(mergeRepeat(repeat(8, true, false), repeat(8, true, false, { cost_usd: null }), all).cost_usd).toBeNull();
+    const broken = mergeRepeat(repeat(8, true, false), { ...repeat(0, false, false), median: null, tokens: null, cost_usd: null, cache_hit: null, cache_hits: null, gate_failures: ['not evaluated: down'], error: 'down' }, all);
+    expect(broken).toMatchObject({ repeats: 2, passed: false, error: 'down', pass_rate: null, tokens: { input: 100, output: 10 }, cost_usd: 0.001 });
+    expect(broken.gate_failures).toContain('not evaluated: down');
+  });
+
+  it('the summary counts cache use per repeat, pass^k over the judged cases, and no cost when a judged case has no price', () => {
+    const judged = (id: string, over: Partial<SummarizedCase>) => kase(id, 8, true, { tokens: { input: 1, output: 1 }, cost_usd: 0, ...over });
+    const s = summarize([
+      judged('a', { repeats: 3, pass_rate: 1, flaky: false, cache_hit: true, cache_hits: 3 }),
+      judged('b', { repeats: 3, pass_rate: 2 / 3, flaky: true, passed: false, cache_hit: false, cache_hits: 1 }),
+      kase('gone', null, false),
+    ], 0);
+    expect(s).toMatchObject({ cases: 3, pass_hat_k: 0.5, flaky: 1, cache_hits: 4, cache_misses: 2, cost_usd: 0 });
+    expect(summarize([judged('a', { cache_hit: true }), judged('b', { cost_usd: null, cache_hit: false })], 0).cost_usd).toBeNull();
   });
 
   it('the gate names each reason, evaluator failures included', () => {
