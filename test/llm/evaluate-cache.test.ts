@@ -49,8 +49,7 @@ describe.each(STORAGES)('judge cache on %s storage', (kind) => {
     } else {
       const db: TestDatabase = await createTestDatabase('judge_cache');
       const schema = await createMigratedSchema(db, 'jc');
-      // One database for the whole block: its shared rate limits would count every test's calls together.
-      storageEnv = { SERVICE_STORAGE: 'postgres', SERVICE_DATABASE_URL: schema.url, SERVICE_RATE_LIMIT_EXPENSIVE: '1000' };
+      storageEnv = { SERVICE_STORAGE: 'postgres', SERVICE_DATABASE_URL: schema.url };
       cleanup = () => db.drop();
     }
   }, 120_000);
