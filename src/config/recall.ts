@@ -1,3 +1,4 @@
+import { DEFAULT_CODE_WEIGHT } from '../core/bm25.js';
 import { DEFAULT_VECTOR_WEIGHT } from '../core/hybrid.js';
 import { bool, ConfigError, num, oneOf, optionalNum, str, type Env } from './env-readers.js';
 
@@ -11,9 +12,10 @@ export interface RecallSettings {
   /**
    * (+) Recall ranking (docs/behavior.md "Recall" 2): SERVICE_RECALL_RANKING `hybrid` (default:
    * centred cosine blended with BM25) or `cosine` (cosine alone), and
-   * SERVICE_RECALL_VECTOR_WEIGHT, the vector side's share of the blend.
+   * SERVICE_RECALL_VECTOR_WEIGHT, the vector side's share of the blend, and
+   * SERVICE_RECALL_CODE_WEIGHT, the code field's weight in the keyword side's BM25F (0: task only).
    */
-  ranking: { mode: 'hybrid' | 'cosine'; vectorWeight: number };
+  ranking: { mode: 'hybrid' | 'cosine'; vectorWeight: number; codeWeight: number };
   /** (+) Verified reuse: SERVICE_RECALL_VERIFY (recall's default for `verify`), SERVICE_RECALL_VERIFY_MAX. */
   verify: { enabled: boolean; max: number };
   /** (+) Cosine at which analyze-failures joins two issues; model-dependent like the tiers. */
@@ -29,6 +31,7 @@ export function recallSettings(env: Env): RecallSettings {
     ranking: {
       mode: oneOf(env, 'SERVICE_RECALL_RANKING', ['hybrid', 'cosine'] as const, 'hybrid'),
       vectorWeight: num(env, 'SERVICE_RECALL_VECTOR_WEIGHT', DEFAULT_VECTOR_WEIGHT, { min: 0, max: 1 }),
+      codeWeight: num(env, 'SERVICE_RECALL_CODE_WEIGHT', DEFAULT_CODE_WEIGHT, { min: 0, max: 10 }),
     },
     verify: {
       enabled: bool(env, 'SERVICE_RECALL_VERIFY', false),

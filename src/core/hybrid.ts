@@ -31,6 +31,8 @@ export interface HybridQuery {
   filter?: PatternFilter;
   /** Newest eval observations per candidate (0: none). */
   evalWindow: number;
+  /** The code field's weight in the keyword candidates' BM25F (absent or 0: task text alone). */
+  codeWeight?: number;
 }
 
 /** A candidate as the storage returns it for hybrid recall. */
@@ -39,6 +41,8 @@ export interface HybridCandidate extends RecallCandidate {
   cosine: number;
   /** The pattern's unit vector · the project's mean vector (null: no vector, or no mean). */
   mean_dot: number | null;
+  /** The code's keyword terms as one text (core/code-terms.ts codeTermText; '' for no code). */
+  code_terms: string;
 }
 
 /**
@@ -62,7 +66,10 @@ export interface HybridCandidateSet {
 /** What the blend produced for one candidate (explain shows these). */
 export interface HybridParts {
   centered_cosine: number;
+  /** BM25F over task and code (plain BM25 of the task when the code weight is 0). */
   bm25: number;
+  /** What the code field added to `bm25`. */
+  code_bm25: number;
   blended: number;
 }
 
@@ -134,8 +141,10 @@ export function blend(vectorPart: number, keywordPart: number, vectorWeight: num
 export interface BlendPlan {
   /** The vector side: centred cosine (raw for a small project; 0 without a query vector). */
   centred(c: HybridCandidate): number;
-  /** The keyword side: BM25 of the candidate's task text. */
+  /** The keyword side: BM25F of the candidate's task and code terms. */
   keyword(c: HybridCandidate): number;
+  /** What the code field added to the last `keyword` answer. */
+  lastCodeShare(): number;
   /** The vector side's share in the blend (0 without a query vector). */
   weight: number;
 }
@@ -145,12 +154,13 @@ export function blendPlan(
   queryUnit: Float32Array | null,
   queryTerms: readonly string[],
   vectorWeight: number,
+  codeWeight = 0,
 ): BlendPlan {
   const { stats } = set;
   const centre = queryUnit !== null && centeringApplies(stats);
   const qm = stats.query_mean_dot ?? 0;
   const mm = stats.mean_norm2 ?? 0;
-  const scorer = new Bm25Scorer(queryTerms, stats);
+  const scorer = new Bm25Scorer(queryTerms, stats, codeWeight);
   return {
     centred: (c) => {
       if (queryUnit === null) return 0;
@@ -158,14 +168,24 @@ export function blendPlan(
       if (!centre || c.mean_dot === null) return c.cosine;
       return centeredCosine(c.cosine, qm, c.mean_dot, mm);
     },
-    keyword: (c) => scorer.score(c.task),
+    keyword: (c) => scorer.score(c.task, c.code_terms),
+    lastCodeShare: () => scorer.lastCodeShare,
     weight: queryUnit === null ? 0 : vectorWeight,
   };
 }
 
+/** Every candidate's raw sides and their per-query normalisations (index: the candidate's). */
+export interface BlendSides {
+  centred: number[];
+  keyword: number[];
+  codeShare: number[];
+  vectorNorm: number[];
+  keywordNorm: number[];
+}
+
 /** Candidate i with its blend parts, given every candidate's raw sides and their normalisations. */
 export function withBlend(
-  c: HybridCandidate, i: number, sides: { centred: number[]; keyword: number[]; vectorNorm: number[]; keywordNorm: number[] }, weight: number,
+  c: HybridCandidate, i: number, sides: BlendSides, weight: number,
 ): BlendedCandidate {
   // Written field by field: an object spread of each of some 40 candidates per recall cost
   // more than the whole blend's arithmetic. A field added to HybridCandidate must be added here
@@ -178,15 +198,17 @@ export function withBlend(
     updated_at: c.updated_at,
     cosine: c.cosine,
     mean_dot: c.mean_dot,
+    code_terms: c.code_terms,
     centered_cosine: sides.centred[i],
     bm25: sides.keyword[i],
+    code_bm25: sides.codeShare[i],
     blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight),
   };
 }
 
 /**
  * Scores every candidate: the centred cosine (or the raw one for a small project; candidates
- * with no vector score 0), BM25 of its task text, and the blend of the two after
+ * with no vector score 0), BM25F of its task text and code terms (`codeWeight` 0: the task alone), and the blend of the two after
  * per-query min-max normalisation. `queryUnit` null (the embedder is down) leaves BM25 alone.
  * Recall runs the same steps in slices (services/recall-hybrid.ts).
  */
@@ -195,10 +217,16 @@ export function blendCandidates(
   queryUnit: Float32Array | null,
   queryTerms: readonly string[],
   vectorWeight: number,
+  codeWeight = 0,
 ): BlendedCandidate[] {
-  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight);
+  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight);
   const centred = set.candidates.map((c) => plan.centred(c));
-  const keyword = set.candidates.map((c) => plan.keyword(c));
-  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  const codeShare: number[] = [];
+  const keyword = set.candidates.map((c) => {
+    const score = plan.keyword(c);
+    codeShare.push(plan.lastCodeShare());
+    return score;
+  });
+  const sides = { centred, keyword, codeShare, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
   return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight));
 }

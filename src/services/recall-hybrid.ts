@@ -41,9 +41,10 @@ export async function hybridRanking(
   const first = firstFetch(need);
   const budget = recallBudget();
   for (let k = first; ;) {
-    const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
+    const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0, deps.config.recall.ranking.codeWeight);
     // Either side filling its k means that side may hold more: widen both.
-    const blended = await blendInSlices(set, task, unit, terms, deps.config.recall.ranking.vectorWeight, budget);
+    const { vectorWeight, codeWeight } = deps.config.recall.ranking;
+    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight);
     const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
@@ -70,9 +71,10 @@ export function keywordShare(k: number): number {
 
 function gather(
   deps: ServiceDeps, scope: Scope, unit: Float32Array | null, terms: string[], k: number, filter: PatternFilter, evalWindow: number,
+  codeWeight: number,
 ): Promise<HybridCandidateSet> {
   const keywordK = unit ? keywordShare(k) : k;
-  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow });
+  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow, codeWeight });
 }
 
 /**
@@ -83,9 +85,9 @@ function gather(
  * reference the storage contract ranks with.
  */
 export function rescore(
-  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number,
+  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, codeWeight = 0,
 ): BlendedCandidate[] {
-  const blended = blendCandidates(set, unit, terms, vectorWeight);
+  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight);
   if (unit === null) {
     const overlap = tokenOverlap(task);
     for (const c of blended) c.similarity = overlap(c.task);
@@ -108,12 +110,18 @@ function tokenOverlap(task: string): (text: string) => number {
 /** core/hybrid.ts blendCandidates (and the keyword fallback's similarity) in slices of `budget`; unordered. */
 export async function blendInSlices(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, budget: WorkBudget,
+  codeWeight = 0,
 ): Promise<BlendedCandidate[]> {
-  const plan = blendPlan(set, unit, terms, vectorWeight);
+  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight);
   const centred = await budget.map(set.candidates, (c) => plan.centred(c));
-  // BM25 tokenises the task: the heaviest step, counted twice.
-  const keyword = await budget.map(set.candidates, (c) => plan.keyword(c), 2);
-  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  // BM25F walks the task and the code's terms: the heaviest step, counted three times.
+  const codeShare: number[] = [];
+  const keyword = await budget.map(set.candidates, (c) => {
+    const score = plan.keyword(c);
+    codeShare.push(plan.lastCodeShare());
+    return score;
+  }, 3);
+  const sides = { centred, keyword, codeShare, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
   const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight));
   if (unit === null) {
     const overlap = tokenOverlap(task);

@@ -7,6 +7,7 @@ import { rankCandidates } from '../../src/core/ranking.js';
 import { WorkBudget } from '../../src/core/slices.js';
 import { rankInSlices } from '../../src/services/recall-dedup.js';
 import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
+import { codeTermText, codeTermsOf } from '../../src/core/code-terms.js';
 import { at, DIM, incompressibleWord, makePattern, pid, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
@@ -189,6 +190,53 @@ export function hybridContract(current: () => Storage): void {
         for (const id of got) expect(confidential.has(id), `k=${k}: ${id}`).toBe(false);
         for (const x of scored) if (x.score > kth + 1e-9) expect(got, `k=${k}`).toContain(x.id);
       }
+    });
+
+    it('reads the stored code as a second keyword field: BM25F candidates, figures and one order on every storage', async () => {
+      const scope = { tenant_id: SCOPE_A.tenant_id, project_id: 'code-field' };
+      const codes = [
+        'def parseCsvColumn(path):\n    # sum the totals\n    return sum(float(r["amount"]) for r in csv.DictReader(open(path)))',
+        'import requests\ndef fetch_with_retry(url, attempts=3):\n    return requests.get(url)  # HTTPBackoff later',
+        'from PIL import Image\ndef resize_image(path, size):\n    return Image.open(path).resize(size)',
+        'def sum_column(rows, name):\n    return sum(r[name] for r in rows)',
+      ];
+      const tasks = ['read the ledger file', 'call the service again when it fails', 'make the picture smaller', 'add up one field of every row'];
+      for (const [i, code] of codes.entries()) {
+        await storage.patterns.insert(scope, makePattern(400 + i, { task: tasks[i], code }), items[i].vector);
+      }
+      const queryTerms = distinctTerms('sum amount column csv');
+      // Words found only in code: no candidate without the code field, BM25F finds them with it.
+      const taskOnly = await storage.patterns.hybridCandidates(scope, { vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0 });
+      expect(taskOnly.candidates).toEqual([]);
+      const set = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(set.stats.docs).toBe(4);
+      expect(set.stats.totalTerms).toBe(tasks.reduce((n, t) => n + termsOf(t).length, 0));
+      expect(set.stats.totalCodeTerms).toBe(codes.reduce((n, c) => n + codeTermsOf(c).length, 0));
+      // Document frequency over task or code.
+      const docsWith = (term: string) => codes.filter((c, i) => codeTermsOf(c).includes(term) || termsOf(tasks[i]).includes(term)).length;
+      for (const term of queryTerms) expect(set.stats.df.get(term), term).toBe(docsWith(term));
+      expect(new Set(set.candidates.map((c) => c.id))).toEqual(new Set([pid(400), pid(403)]));
+      for (const c of set.candidates) expect(c.code_terms).toBe(codeTermText(codes[Number(c.id.slice(1)) - 400]));
+      expect(set.candidates.find((c) => c.id === pid(400))!.code_terms.split(' ').slice(0, 5)).toEqual(['def', 'parse', 'csv', 'column', 'path']);
+      const ranked = rankCandidates(rescore(set, 'sum amount column csv', null, queryTerms, 0.5, 1), RANKING);
+      expect(ranked.map((c) => c.id)).toEqual([pid(400), pid(403)]);
+      expect(ranked[0].code_bm25).toBe(ranked[0].bm25);
+
+      // A code change follows (learn's replace): the old code's words find nothing, the new ones do.
+      await storage.patterns.update(scope, makePattern(403, { task: tasks[3], code: 'def total(xs):\n    return xs' }), items[3].vector);
+      const after = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(after.candidates.map((c) => c.id)).toEqual([pid(400)]);
+      expect(after.stats.totalCodeTerms).toBe([...codes.slice(0, 3), 'def total(xs):\n    return xs'].reduce((n, c) => n + codeTermsOf(c).length, 0));
+      await storage.patterns.delete(scope, pid(400));
+      const gone = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(gone.candidates).toEqual([]);
+      expect(gone.stats.df.get('csv') ?? 0).toBe(0);
     });
 
     it('follows deletes and task or vector replacements', async () => {

@@ -83,7 +83,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   if (query.vector) assertVector(query.vector);
   const unit = query.vector ? normalized(query.vector) : null;
   const dim = unit?.length ?? state?.index.dimension ?? 0;
-  const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, df: new Map<string, number>() };
+  const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, totalCodeTerms: 0, df: new Map<string, number>() };
   const mean = state && dim > 0 ? state.vectorMean.mean(dim) : null;
   const stats = {
     ...keywordStats,
@@ -101,7 +101,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   }, SET_COST);
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
   // Unordered: the candidates' order plays no part in their blend or ranking.
-  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget);
+  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget, query.codeWeight ?? 0);
   const keywordOnly: string[] = [];
   await budget.forRanges(keywordHits.length, (from, to) => {
     for (let i = from; i < to; i++) if (!seen.has(keywordHits[i].id)) keywordOnly.push(keywordHits[i].id);
@@ -127,6 +127,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         similarity: clamp01(cosine),
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
+        code_terms: state.keywords.codeTermsOf(id),
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });
