@@ -1,4 +1,5 @@
 import { Bm25Scorer, type Bm25Stats } from './bm25.js';
+import { residualCosine, type ComponentRemoval } from './components.js';
 import type { PatternFilter, RecallCandidate } from './types.js';
 
 /**
@@ -33,6 +34,11 @@ export interface HybridQuery {
   evalWindow: number;
   /** The code field's weight in the keyword candidates' BM25F (absent or 0: task text alone). */
   codeWeight?: number;
+  /**
+   * The project's principal directions removed for ranking (core/components.ts): the storage
+   * returns each candidate's unit vector · each direction, and the mean's (absent: none).
+   */
+  directions?: Float32Array[];
 }
 
 /** A candidate as the storage returns it for hybrid recall. */
@@ -43,6 +49,8 @@ export interface HybridCandidate extends RecallCandidate {
   mean_dot: number | null;
   /** The code's keyword terms as one text (core/code-terms.ts codeTermText; '' for no code). */
   code_terms: string;
+  /** The unit vector · each of the query's `directions` (null: no vector or no directions asked). */
+  direction_dots?: number[] | null;
 }
 
 /**
@@ -56,6 +64,8 @@ export interface ProjectRecallStats extends Bm25Stats {
   query_mean_dot: number | null;
   /** Mean · mean (null: no mean). */
   mean_norm2: number | null;
+  /** Mean · each of the query's `directions` (null or absent: none asked, or no mean). */
+  mean_direction_dots?: number[] | null;
 }
 
 export interface HybridCandidateSet {
@@ -65,7 +75,10 @@ export interface HybridCandidateSet {
 
 /** What the blend produced for one candidate (explain shows these). */
 export interface HybridParts {
+  /** The centred cosine (the tiers' input, whatever the ranking used). */
   centered_cosine: number;
+  /** The vector side as ranked: the centred cosine with the project's principal directions removed (else the centred cosine). */
+  residual_cosine: number;
   /** BM25F over task and code (plain BM25 of the task when the code weight is 0). */
   bm25: number;
   /** What the code field added to `bm25`. */
@@ -139,8 +152,10 @@ export function blend(vectorPart: number, keywordPart: number, vectorWeight: num
 
 /** What scoring one candidate needs, fixed per query (the per-candidate steps of blendCandidates). */
 export interface BlendPlan {
-  /** The vector side: centred cosine (raw for a small project; 0 without a query vector). */
+  /** The centred cosine (raw for a small project; 0 without a query vector). */
   centred(c: HybridCandidate): number;
+  /** The vector side as blended: `centred` with the principal directions removed when they apply, else `centred`. */
+  vector(c: HybridCandidate): number;
   /** The keyword side: BM25F of the candidate's task and code terms. */
   keyword(c: HybridCandidate): number;
   /** What the code field added to the last `keyword` answer. */
@@ -155,28 +170,41 @@ export function blendPlan(
   queryTerms: readonly string[],
   vectorWeight: number,
   codeWeight = 0,
+  removal: ComponentRemoval | null = null,
 ): BlendPlan {
   const { stats } = set;
   const centre = queryUnit !== null && centeringApplies(stats);
   const qm = stats.query_mean_dot ?? 0;
   const mm = stats.mean_norm2 ?? 0;
   const scorer = new Bm25Scorer(queryTerms, stats, codeWeight);
+  const mu = stats.mean_direction_dots ?? null;
+  // Removal needs the centring it refines, and the storage's dots for the same directions.
+  const removing = centre && removal !== null && removal.directions.length > 0 && mu !== null && mu.length === removal.directions.length;
+  const qu = removing ? removal!.directions.map((u) => dot(queryUnit!, u)) : [];
+  const centred = (c: HybridCandidate) => {
+    if (queryUnit === null) return 0;
+    // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
+    if (!centre || c.mean_dot === null) return c.cosine;
+    return centeredCosine(c.cosine, qm, c.mean_dot, mm);
+  };
   return {
-    centred: (c) => {
-      if (queryUnit === null) return 0;
-      // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
-      if (!centre || c.mean_dot === null) return c.cosine;
-      return centeredCosine(c.cosine, qm, c.mean_dot, mm);
-    },
+    centred,
+    vector: removing
+      ? (c) => (c.mean_dot === null || !c.direction_dots || c.direction_dots.length !== qu.length
+        ? centred(c) : residualCosine(c.cosine, qm, c.mean_dot, mm, qu, c.direction_dots, mu!))
+      : centred,
     keyword: (c) => scorer.score(c.task, c.code_terms),
     lastCodeShare: () => scorer.lastCodeShare,
-    weight: queryUnit === null ? 0 : vectorWeight,
+    // The lower vector weight goes with the removal only (without it, the low-overlap tasks lose).
+    weight: queryUnit === null ? 0 : removing ? removal!.vectorWeight : vectorWeight,
   };
 }
 
 /** Every candidate's raw sides and their per-query normalisations (index: the candidate's). */
 export interface BlendSides {
   centred: number[];
+  /** The vector side as blended (BlendPlan.vector). */
+  vector: number[];
   keyword: number[];
   codeShare: number[];
   vectorNorm: number[];
@@ -199,7 +227,9 @@ export function withBlend(
     cosine: c.cosine,
     mean_dot: c.mean_dot,
     code_terms: c.code_terms,
+    direction_dots: c.direction_dots,
     centered_cosine: sides.centred[i],
+    residual_cosine: sides.vector[i],
     bm25: sides.keyword[i],
     code_bm25: sides.codeShare[i],
     blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight),
@@ -218,15 +248,17 @@ export function blendCandidates(
   queryTerms: readonly string[],
   vectorWeight: number,
   codeWeight = 0,
+  removal: ComponentRemoval | null = null,
 ): BlendedCandidate[] {
-  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight);
+  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight, removal);
   const centred = set.candidates.map((c) => plan.centred(c));
+  const vector = set.candidates.map((c) => plan.vector(c));
   const codeShare: number[] = [];
   const keyword = set.candidates.map((c) => {
     const score = plan.keyword(c);
     codeShare.push(plan.lastCodeShare());
     return score;
   });
-  const sides = { centred, keyword, codeShare, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  const sides = { centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword) };
   return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight));
 }

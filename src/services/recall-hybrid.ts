@@ -2,6 +2,7 @@ import { distinctTerms } from '../core/bm25.js';
 import {
   blendCandidates, blendPlan, minMaxNormalise, withBlend, type BlendedCandidate, type HybridCandidateSet,
 } from '../core/hybrid.js';
+import type { ComponentRemoval } from '../core/components.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
 import { firstFetch, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
@@ -10,6 +11,7 @@ import { jaccardOfSets, tokenSet } from '../core/text.js';
 import type { PatternFilter, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { rankInSlices, recallBudget } from './recall-dedup.js';
+import { currentRemoval, removalFor } from './recall-components.js';
 
 /** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
 export type HybridRanked = BlendedCandidate & RankedCandidate;
@@ -40,11 +42,21 @@ export async function hybridRanking(
   const terms = distinctTerms(task);
   const first = firstFetch(need);
   const budget = recallBudget();
+  const { vectorWeight, codeWeight } = deps.config.recall.ranking;
+  let removal = unit ? currentRemoval(deps, scope) : null;
   for (let k = first; ;) {
-    const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0, deps.config.recall.ranking.codeWeight);
+    const ask = () => gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0, codeWeight, removal);
+    let set = await ask();
+    if (unit && k === first) {
+      // The project's size is known now: its principal directions (the first fit awaited, then asked again with them).
+      const fitted = await removalFor(deps, scope, set.stats.docs);
+      if (fitted !== null && removal === null) {
+        removal = fitted;
+        set = await ask();
+      }
+    }
     // Either side filling its k means that side may hold more: widen both.
-    const { vectorWeight, codeWeight } = deps.config.recall.ranking;
-    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight);
+    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight, removal);
     const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
@@ -71,10 +83,11 @@ export function keywordShare(k: number): number {
 
 function gather(
   deps: ServiceDeps, scope: Scope, unit: Float32Array | null, terms: string[], k: number, filter: PatternFilter, evalWindow: number,
-  codeWeight: number,
+  codeWeight: number, removal: ComponentRemoval | null,
 ): Promise<HybridCandidateSet> {
   const keywordK = unit ? keywordShare(k) : k;
-  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow, codeWeight });
+  const query = { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow, codeWeight };
+  return deps.storage.patterns.hybridCandidates(scope, removal ? { ...query, directions: removal.directions } : query);
 }
 
 /**
@@ -86,8 +99,9 @@ function gather(
  */
 export function rescore(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, codeWeight = 0,
+  removal: ComponentRemoval | null = null,
 ): BlendedCandidate[] {
-  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight);
+  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight, removal);
   if (unit === null) {
     const overlap = tokenOverlap(task);
     for (const c of blended) c.similarity = overlap(c.task);
@@ -111,9 +125,11 @@ function tokenOverlap(task: string): (text: string) => number {
 export async function blendInSlices(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, budget: WorkBudget,
   codeWeight = 0,
+  removal: ComponentRemoval | null = null,
 ): Promise<BlendedCandidate[]> {
-  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight);
+  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight, removal);
   const centred = await budget.map(set.candidates, (c) => plan.centred(c));
+  const vector = await budget.map(set.candidates, (c) => plan.vector(c));
   // BM25F walks the task and the code's terms: the heaviest step, counted three times.
   const codeShare: number[] = [];
   const keyword = await budget.map(set.candidates, (c) => {
@@ -121,7 +137,7 @@ export async function blendInSlices(
     codeShare.push(plan.lastCodeShare());
     return score;
   }, 3);
-  const sides = { centred, keyword, codeShare, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
+  const sides = { centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword) };
   const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight));
   if (unit === null) {
     const overlap = tokenOverlap(task);

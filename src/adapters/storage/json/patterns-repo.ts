@@ -85,11 +85,14 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const dim = unit?.length ?? state?.index.dimension ?? 0;
   const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, totalCodeTerms: 0, df: new Map<string, number>() };
   const mean = state && dim > 0 ? state.vectorMean.mean(dim) : null;
+  // The principal directions ranking removes (core/components.ts): each candidate's and the mean's dot with them.
+  const directions = unit && query.directions ? query.directions.filter((u) => u.length === dim) : [];
   const stats = {
     ...keywordStats,
     vectors: mean ? state!.vectorMean.count : 0,
     query_mean_dot: mean && unit ? dot(unit, mean) : null,
     mean_norm2: mean ? state!.vectorMean.norm2() : null,
+    mean_direction_dots: mean && directions.length > 0 ? directions.map((u) => dot(mean, u)) : null,
   };
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
@@ -120,7 +123,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
       const cosine = i < scanned.length ? scanned[i].score : (keywordCosines?.[i - scanned.length] ?? 0);
       const meanDotKept = mean ? state.vectorMean.keptDot(id) : undefined;
       // The vector is looked up (a view allocated) only for a mean dot not worked out yet.
-      const vector = mean && meanDotKept === undefined ? state.index.vectorOf(id) : null;
+      const vector = (mean && meanDotKept === undefined) || directions.length > 0 ? state.index.vectorOf(id) : null;
       candidates.push({
         id,
         task: record.task,
@@ -128,6 +131,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
         code_terms: state.keywords.codeTermsOf(id),
+        direction_dots: directions.length > 0 && vector && vector.length === dim ? directions.map((u) => dot(vector, u)) : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });

@@ -92,6 +92,8 @@ export interface HybridRow {
   vectors: string | null;
   query_sum_dot: number | null;
   sum_norm2: number | null;
+  /** dir0, dir1, …: the row's unit vector · each direction; sum_dir0, …: the vector sum's (with query.directions only). */
+  [direction: `dir${number}` | `sum_dir${number}`]: number | null;
 }
 
 /**
@@ -110,10 +112,12 @@ export function buildHybridStatement(scope: Scope, query: HybridQuery): SearchSt
   const where = scopeWhere(scope, query.filter, params);
   const termsIndex = params.push(query.terms);
   const evalsIndex = query.evalWindow > 0 ? params.push(Math.floor(query.evalWindow)) : 0;
+  // The principal directions ranking removes (core/components.ts), one parameter each.
+  const directionIndexes = unit ? (query.directions ?? []).filter((u) => u.length === unit.length).map((u) => params.push(vectorParam(u))) : [];
   const vectorK = unit ? Math.max(0, Math.floor(query.vectorK)) : 0;
   const shape: HybridShape = {
     where, filtered: hasFilter(query.filter), dim: unit ? unit.length : 0, hasVector: unit !== null,
-    vectorK, keywordK: Math.max(0, Math.floor(query.keywordK)), termsIndex, evalsIndex, codeWeight: query.codeWeight ?? 0,
+    vectorK, keywordK: Math.max(0, Math.floor(query.keywordK)), termsIndex, evalsIndex, codeWeight: query.codeWeight ?? 0, directionIndexes,
   };
   const sql = hybridSql(shape);
   if (vectorK <= DEFAULT_EF_SEARCH) return { setup: '', sql, params };
@@ -134,6 +138,8 @@ interface HybridShape {
   evalsIndex: number;
   /** The code field's weight (0: task postings alone). */
   codeWeight: number;
+  /** Parameter numbers of the principal directions (none: no removal). */
+  directionIndexes: number[];
 }
 
 /**
@@ -146,7 +152,7 @@ const HYBRID_SQL = new Map<string, string>();
 const HYBRID_SQL_MAX = 256;
 
 function hybridSql(shape: HybridShape): string {
-  const key = `${shape.where}\u0000${shape.filtered}\u0000${shape.dim}\u0000${shape.hasVector}\u0000${shape.vectorK}\u0000${shape.keywordK}\u0000${shape.termsIndex}\u0000${shape.evalsIndex}\u0000${shape.codeWeight}`;
+  const key = `${shape.where}\u0000${shape.filtered}\u0000${shape.dim}\u0000${shape.hasVector}\u0000${shape.vectorK}\u0000${shape.keywordK}\u0000${shape.termsIndex}\u0000${shape.evalsIndex}\u0000${shape.codeWeight}\u0000${shape.directionIndexes.join(',')}`;
   let sql = HYBRID_SQL.get(key);
   if (sql === undefined) {
     if (HYBRID_SQL.size >= HYBRID_SQL_MAX) HYBRID_SQL.clear();
@@ -156,7 +162,9 @@ function hybridSql(shape: HybridShape): string {
   return sql;
 }
 
-function buildHybridSql({ where, filtered, dim, hasVector, vectorK, keywordK: k, termsIndex, evalsIndex, codeWeight }: HybridShape): string {
+function buildHybridSql({
+  where, filtered, dim, hasVector, vectorK, keywordK: k, termsIndex, evalsIndex, codeWeight, directionIndexes,
+}: HybridShape): string {
   const terms = `$${termsIndex}::text[]`;
   // The two limits are written into the text, not bound: with them as parameters a generic
   // plan guesses a tenth of the table for `nearest` and joins it by a scan of the project's
@@ -227,12 +235,16 @@ function buildHybridSql({ where, filtered, dim, hasVector, vectorK, keywordK: k,
     : `NULL::float8 AS cosine,
   CASE WHEN vector_dims(c.embedding) = vector_dims(vs.vector_sum)
     THEN -(c.embedding <#> vs.vector_sum) / nullif(vector_norm(c.embedding), 0) END AS mean_dot`;
+  // Each candidate's and the vector sum's dot with each direction (the sum's divided by the count in hybridResult).
+  const directionColumns = directionIndexes.map((index, i) => `,
+  CASE WHEN c.dim = ${dim} THEN -(c.embedding <#> $${index}::vector) / nullif(vector_norm(c.embedding), 0) END AS dir${i},
+  -(vs.vector_sum <#> $${index}::vector) AS sum_dir${i}`).join('');
   const sql = `WITH ${parts.join(',\n')}
 SELECT c.id, c.task, array_to_string(c.code_terms, ' ') AS code_terms, ${ISO_UPDATED_AT},
   ${vectorColumns},
   (SELECT docs FROM doc) AS docs, (SELECT total_terms FROM doc) AS total_terms, (SELECT total_code_terms FROM doc) AS total_code_terms,
   (SELECT string_agg(w.df::bigint::text, ',' ORDER BY w.i) FROM w) AS df,
-  vs.query_sum_dot, vs.vectors, vs.sum_norm2${evals}
+  vs.query_sum_dot, vs.vectors, vs.sum_norm2${directionColumns}${evals}
 FROM c
 LEFT JOIN vs ON true
 ORDER BY c.id`;
@@ -247,6 +259,10 @@ export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget
   const dfs = first?.df ? first.df.split(',') : [];
   query.terms.forEach((t, i) => df.set(t, Number(dfs[i] ?? 0)));
   const perVector = (x: number | null) => (x === null || vectors === 0 ? null : x / vectors);
+  const directions = query.vector ? (query.directions ?? []).filter((u) => u.length === query.vector!.length).length : 0;
+  const directionDots = (r: HybridRow, prefix: 'dir' | 'sum_dir'): (number | null)[] =>
+    Array.from({ length: directions }, (_, i) => r[`${prefix}${i}`] ?? null);
+  const meanDirections = first && directions > 0 ? directionDots(first, 'sum_dir').map(perVector) : [];
   const candidates: HybridCandidate[] = await budget.map(rows, (r) => {
     const cosine = Number.isFinite(r.cosine) ? Number(r.cosine) : 0;
     return {
@@ -256,6 +272,7 @@ export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget
       cosine,
       mean_dot: perVector(r.mean_dot),
       code_terms: r.code_terms ?? '',
+      direction_dots: directions > 0 && r.dir0 !== null && r.dir0 !== undefined ? directionDots(r, 'dir').map(Number) : null,
       recent_evals: scoresFromText(r.recent_evals),
       updated_at: r.updated_at,
     };
@@ -271,6 +288,7 @@ export async function hybridResult(rows: HybridRow[], query: HybridQuery, budget
       vectors,
       query_mean_dot: query.vector ? perVector(first?.query_sum_dot ?? null) : null,
       mean_norm2: sumNorm2 === null || vectors === 0 ? null : sumNorm2 / (vectors * vectors),
+      mean_direction_dots: meanDirections.length > 0 && meanDirections.every((x) => x !== null) ? (meanDirections as number[]) : null,
     },
   };
 }
