@@ -145,8 +145,10 @@ export function calibrationSet(file: string): LabelledSet {
 }
 
 /** The embedder of the model folder, with its tiers resolved as the server would (policy forced per variant). */
-export async function openModel(modelPath: string, vectorWeight: number | null = null): Promise<{ config: Config; embedder: CachedEmbedder }> {
-  const env: Record<string, string> = { SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' };
+export async function openModel(
+  modelPath: string, vectorWeight: number | null = null, ranking: Record<string, string> = {},
+): Promise<{ config: Config; embedder: CachedEmbedder }> {
+  const env: Record<string, string> = { SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none', ...ranking };
   if (vectorWeight !== null) env.SERVICE_RECALL_VECTOR_WEIGHT = String(vectorWeight);
   const config = loadConfig(env);
   const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });

@@ -25,12 +25,13 @@ export const RECALL_QUALITY_USAGE = `usage: npm run bench -- --recall-quality [-
   --cost-queries N    recalls per variant for the cost (default 300)
   --cost-only         only the per-request cost
   --vector-weight W   the blend's vector weight (default: SERVICE_RECALL_VECTOR_WEIGHT's default)
+  --ranking K=V,...   other ranking settings for the run, e.g. SERVICE_RECALL_NGRAM_WEIGHT=0.25,SERVICE_RECALL_REMOVED_COMPONENTS=0
   --at-size N         also run CoNaLa in a project grown to N patterns by synthetic distractors, once
                       per corpus of --distractors (default 0: skip; 10000 is the cost measurement's size)
   --distractors LIST  the distractors' corpora, comma-separated: templated, zipfian (default both)`;
 
 interface Options {
-  conala: string; mbpp: string; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null;
+  conala: string; mbpp: string; ranking: Record<string, string>; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null;
   atSize: number; distractors: Corpus[];
 }
 
@@ -39,6 +40,7 @@ export function parseRecallQualityArgs(argv: string[]): Options {
   const o: Options = {
     conala: join(root, 'test', 'fixtures', 'recall', 'conala-recall.json'),
     mbpp: join(root, 'test', 'fixtures', 'recall', 'mbpp-dev.json'),
+    ranking: {},
     model: join(root, 'models', 'use-lite-static-m2v'),
     costSize: 10_000,
     costQueries: 300,
@@ -57,6 +59,7 @@ export function parseRecallQualityArgs(argv: string[]): Options {
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
     if (flag === '--conala') o.conala = value;
     else if (flag === '--mbpp') o.mbpp = value;
+    else if (flag === '--ranking') o.ranking = rankingSettings(value);
     else if (flag === '--model') o.model = value;
     else if (flag === '--cost-size') o.costSize = Number(value);
     else if (flag === '--cost-queries') o.costQueries = Number(value);
@@ -70,6 +73,16 @@ export function parseRecallQualityArgs(argv: string[]): Options {
   if (!Number.isInteger(o.atSize) || o.atSize < 0) throw new UsageError('--at-size needs a whole number');
   if (!Number.isInteger(o.costQueries) || o.costQueries <= 0) throw new UsageError('--cost-queries needs a positive whole number');
   return o;
+}
+
+function rankingSettings(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    const [key, setting] = pair.split('=');
+    if (!key?.startsWith('SERVICE_RECALL_') || setting === undefined) throw new UsageError(`--ranking takes SERVICE_RECALL_…=value pairs, not "${pair}"`);
+    out[key.trim()] = setting.trim();
+  }
+  return out;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -152,7 +165,7 @@ function bytesPerPattern(set: LabelledSet): string {
 export async function runRecallQualityBench(argv: string[]): Promise<void> {
   const o = parseRecallQualityArgs(argv);
   if (o.vectorWeight !== null && !(o.vectorWeight >= 0 && o.vectorWeight <= 1)) throw new UsageError('--vector-weight needs a number from 0 to 1');
-  const model = await openModel(o.model, o.vectorWeight);
+  const model = await openModel(o.model, o.vectorWeight, o.ranking);
   try {
     const conala = conalaSet(o.conala);
     const sets = [conala, mbppSet(o.mbpp), calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
@@ -167,7 +180,7 @@ export async function runRecallQualityBench(argv: string[]): Promise<void> {
     const cpu = cpus();
     const lines = [
       'Recall quality (issue 27): before = cosine ranking + fixed tiers; after = hybrid ranking + the model\'s tier policy',
-      `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage`,
+      `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage${Object.keys(o.ranking).length ? `; ${JSON.stringify(o.ranking)}` : ''}`,
       '',
       qualityTable(results),
       '',

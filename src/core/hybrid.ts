@@ -1,5 +1,6 @@
 import { Bm25Scorer, type Bm25Stats } from './bm25.js';
 import { residualCosine, type ComponentRemoval } from './components.js';
+import { ngramSimilarity, ngramSketch } from './ngrams.js';
 import type { PatternFilter, RecallCandidate } from './types.js';
 
 /**
@@ -39,6 +40,15 @@ export interface HybridQuery {
    * returns each candidate's unit vector · each direction, and the mean's (absent: none).
    */
   directions?: Float32Array[];
+}
+
+/** The ranking's optional parts beside the two weights: the principal directions' removal and the n-gram side score. */
+export interface RankingExtras {
+  removal?: ComponentRemoval | null;
+  /** The character n-gram side score's weight (0 or absent: off). */
+  ngramWeight?: number;
+  /** The query's text, for its n-grams (absent: its terms, space-separated). */
+  queryText?: string;
 }
 
 /** A candidate as the storage returns it for hybrid recall. */
@@ -83,6 +93,8 @@ export interface HybridParts {
   bm25: number;
   /** What the code field added to `bm25`. */
   code_bm25: number;
+  /** The character n-gram similarity of query and task (0 when the side score is off). */
+  ngram: number;
   blended: number;
 }
 
@@ -160,6 +172,9 @@ export interface BlendPlan {
   keyword(c: HybridCandidate): number;
   /** What the code field added to the last `keyword` answer. */
   lastCodeShare(): number;
+  /** The n-gram side: the candidate task's character n-gram similarity to the query (0 when off). */
+  ngram(c: HybridCandidate): number;
+  ngramWeight: number;
   /** The vector side's share in the blend (0 without a query vector). */
   weight: number;
 }
@@ -170,8 +185,11 @@ export function blendPlan(
   queryTerms: readonly string[],
   vectorWeight: number,
   codeWeight = 0,
-  removal: ComponentRemoval | null = null,
+  extras: RankingExtras = {},
 ): BlendPlan {
+  const removal = extras.removal ?? null;
+  const ngramWeight = extras.ngramWeight ?? 0;
+  const querySketch = ngramWeight > 0 ? ngramSketch(extras.queryText ?? queryTerms.join(' ')) : null;
   const { stats } = set;
   const centre = queryUnit !== null && centeringApplies(stats);
   const qm = stats.query_mean_dot ?? 0;
@@ -195,6 +213,8 @@ export function blendPlan(
       : centred,
     keyword: (c) => scorer.score(c.task, c.code_terms),
     lastCodeShare: () => scorer.lastCodeShare,
+    ngram: querySketch ? (c) => ngramSimilarity(querySketch, ngramSketch(c.task)) : () => 0,
+    ngramWeight: querySketch ? ngramWeight : 0,
     // The lower vector weight goes with the removal only (without it, the low-overlap tasks lose).
     weight: queryUnit === null ? 0 : removing ? removal!.vectorWeight : vectorWeight,
   };
@@ -202,6 +222,9 @@ export function blendPlan(
 
 /** Every candidate's raw sides and their per-query normalisations (index: the candidate's). */
 export interface BlendSides {
+  /** The n-gram side, raw and normalised (empty when off). */
+  ngram?: number[];
+  ngramNorm?: number[];
   centred: number[];
   /** The vector side as blended (BlendPlan.vector). */
   vector: number[];
@@ -213,7 +236,7 @@ export interface BlendSides {
 
 /** Candidate i with its blend parts, given every candidate's raw sides and their normalisations. */
 export function withBlend(
-  c: HybridCandidate, i: number, sides: BlendSides, weight: number,
+  c: HybridCandidate, i: number, sides: BlendSides, weight: number, ngramWeight = 0,
 ): BlendedCandidate {
   // Written field by field: an object spread of each of some 40 candidates per recall cost
   // more than the whole blend's arithmetic. A field added to HybridCandidate must be added here
@@ -232,7 +255,9 @@ export function withBlend(
     residual_cosine: sides.vector[i],
     bm25: sides.keyword[i],
     code_bm25: sides.codeShare[i],
-    blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight),
+    ngram: sides.ngram?.[i] ?? 0,
+    // The n-gram side score is added on top of the two-sided blend.
+    blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight) + (ngramWeight > 0 ? ngramWeight * sides.ngramNorm![i] : 0),
   };
 }
 
@@ -248,9 +273,9 @@ export function blendCandidates(
   queryTerms: readonly string[],
   vectorWeight: number,
   codeWeight = 0,
-  removal: ComponentRemoval | null = null,
+  extras: RankingExtras = {},
 ): BlendedCandidate[] {
-  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight, removal);
+  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight, extras);
   const centred = set.candidates.map((c) => plan.centred(c));
   const vector = set.candidates.map((c) => plan.vector(c));
   const codeShare: number[] = [];
@@ -259,6 +284,10 @@ export function blendCandidates(
     codeShare.push(plan.lastCodeShare());
     return score;
   });
-  const sides = { centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword) };
-  return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight));
+  const ngram = plan.ngramWeight > 0 ? set.candidates.map((c) => plan.ngram(c)) : undefined;
+  const sides = {
+    centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword),
+    ngram, ngramNorm: ngram ? minMaxNormalise(ngram) : undefined,
+  };
+  return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight, plan.ngramWeight));
 }

@@ -3,6 +3,7 @@ import {
   blendCandidates, blendPlan, minMaxNormalise, withBlend, type BlendedCandidate, type HybridCandidateSet,
 } from '../core/hybrid.js';
 import type { ComponentRemoval } from '../core/components.js';
+import type { RankingExtras } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
 import { firstFetch, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
@@ -42,7 +43,7 @@ export async function hybridRanking(
   const terms = distinctTerms(task);
   const first = firstFetch(need);
   const budget = recallBudget();
-  const { vectorWeight, codeWeight } = deps.config.recall.ranking;
+  const { vectorWeight, codeWeight, ngramWeight } = deps.config.recall.ranking;
   let removal = unit ? currentRemoval(deps, scope) : null;
   for (let k = first; ;) {
     const ask = () => gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0, codeWeight, removal);
@@ -56,7 +57,7 @@ export async function hybridRanking(
       }
     }
     // Either side filling its k means that side may hold more: widen both.
-    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight, removal);
+    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight, { removal, ngramWeight });
     const ranked = await rankInSlices(blended, ranking, budget, blendOrder);
     // A union smaller than k means neither side filled its k: the scope has nothing more. The
     // widening stops at core/dedup.ts's cap, as cosine ranking's does.
@@ -99,9 +100,9 @@ function gather(
  */
 export function rescore(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, codeWeight = 0,
-  removal: ComponentRemoval | null = null,
+  extras: RankingExtras = {},
 ): BlendedCandidate[] {
-  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight, removal);
+  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight, { queryText: task, ...extras });
   if (unit === null) {
     const overlap = tokenOverlap(task);
     for (const c of blended) c.similarity = overlap(c.task);
@@ -125,9 +126,9 @@ function tokenOverlap(task: string): (text: string) => number {
 export async function blendInSlices(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, budget: WorkBudget,
   codeWeight = 0,
-  removal: ComponentRemoval | null = null,
+  extras: RankingExtras = {},
 ): Promise<BlendedCandidate[]> {
-  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight, removal);
+  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight, { queryText: task, ...extras });
   const centred = await budget.map(set.candidates, (c) => plan.centred(c));
   const vector = await budget.map(set.candidates, (c) => plan.vector(c));
   // BM25F walks the task and the code's terms: the heaviest step, counted three times.
@@ -137,8 +138,12 @@ export async function blendInSlices(
     codeShare.push(plan.lastCodeShare());
     return score;
   }, 3);
-  const sides = { centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword) };
-  const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight));
+  const ngram = plan.ngramWeight > 0 ? await budget.map(set.candidates, (c) => plan.ngram(c), 2) : undefined;
+  const sides = {
+    centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword),
+    ngram, ngramNorm: ngram ? minMaxNormalise(ngram) : undefined,
+  };
+  const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight, plan.ngramWeight));
   if (unit === null) {
     const overlap = tokenOverlap(task);
     await budget.forRanges(blended.length, (from, to) => {

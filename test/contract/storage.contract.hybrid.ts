@@ -8,6 +8,7 @@ import { WorkBudget } from '../../src/core/slices.js';
 import { rankInSlices } from '../../src/services/recall-dedup.js';
 import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
 import { codeTermText, codeTermsOf } from '../../src/core/code-terms.js';
+import { principalComponents } from '../../src/core/components.js';
 import { at, DIM, incompressibleWord, makePattern, pid, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
@@ -25,6 +26,8 @@ function corpus(): { task: string; vector: Float32Array }[] {
 }
 
 const RANKING = { evalWeighted: false, deduplicate: false, keep: 100 };
+/** The first six of the fixed corpus's ranking with the project's two principal directions removed (both storages). */
+const EXPECTED_WITH_REMOVAL = ['p00000004', 'p00000024', 'p00000023', 'p00000014', 'p00000002', 'p00000017'];
 
 export function hybridContract(current: () => Storage): void {
   let storage: Storage;
@@ -190,6 +193,34 @@ export function hybridContract(current: () => Storage): void {
         for (const id of got) expect(confidential.has(id), `k=${k}: ${id}`).toBe(false);
         for (const x of scored) if (x.score > kth + 1e-9) expect(got, `k=${k}`).toContain(x.id);
       }
+    });
+
+    it('returns each candidate\'s and the mean\'s dot with the principal directions asked, and ranks with them removed in one order', async () => {
+      const directions = principalComponents((await storage.patterns.sampleVectors(SCOPE_A, 200)).map((x) => x.vector));
+      expect(directions).toHaveLength(2);
+      const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0, directions });
+      const mean = new Float64Array(DIM);
+      for (const i of items) i.vector.forEach((x, d) => (mean[d] += x / items.length));
+      expect(set.stats.mean_direction_dots).toHaveLength(2);
+      set.stats.mean_direction_dots!.forEach((x, i) => expect(x).toBeCloseTo(dot(mean, directions[i]), 5));
+      expect(set.candidates).toHaveLength(24);
+      for (const c of set.candidates) {
+        const item = items[Number(c.id.slice(1)) - 1];
+        expect(c.direction_dots).toHaveLength(2);
+        c.direction_dots!.forEach((x, i) => expect(x).toBeCloseTo(dot(item.vector, directions[i]), 5));
+      }
+      // Without directions asked: none returned.
+      const plain = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 5, keywordK: 5, evalWindow: 0 });
+      expect(plain.stats.mean_direction_dots ?? null).toBeNull();
+      for (const c of plain.candidates) expect(c.direction_dots ?? null).toBeNull();
+      // The ranking with the directions removed (weight 0.5), the same on every storage; tiers' centred cosine unchanged.
+      const removal = { directions, vectorWeight: 0.5 };
+      const ranked = rankCandidates(rescore(set, query.task, query.vector, terms, 0.7, 1, { removal }), RANKING);
+      const reversed = rankCandidates(rescore({ ...set, candidates: [...set.candidates].reverse() }, query.task, query.vector, terms, 0.7, 1, { removal }), RANKING);
+      expect(ranked.map((c) => c.id)).toEqual(reversed.map((c) => c.id));
+      expect(ranked.slice(0, 6).map((c) => c.id)).toEqual(EXPECTED_WITH_REMOVAL);
+      const centred = rescore(set, query.task, query.vector, terms, 0.7, 1);
+      for (const c of ranked) expect(c.centered_cosine).toBe(centred.find((x) => x.id === c.id)!.centered_cosine);
     });
 
     it('reads the stored code as a second keyword field: BM25F candidates, figures and one order on every storage', async () => {
