@@ -13,40 +13,48 @@
 export const REMOVED_COMPONENTS = 2;
 /** The vector side's share of the blend when the components are removed (never without: see DEFAULT_VECTOR_WEIGHT). */
 export const DEFAULT_REMOVED_VECTOR_WEIGHT = 0.5;
-/** Power-iteration steps per component: the fit is on the tier-fit schedule, so its cost is rare. */
-const ITERATIONS = 60;
+/** Power-iteration steps per component, on the sample's Gram matrix (cheap: sample × sample per step). */
+const ITERATIONS = 100;
 
 /**
  * The top `count` principal directions (unit vectors, orthogonal) of `vectors` centred on their
  * own mean, by power iteration with deflation from a fixed start, so the same sample gives the
- * same directions. Fewer (none) when the sample has no spread left.
+ * same directions. The iteration runs on the sample's Gram matrix G = X Xᵀ (n × n for n sampled
+ * vectors, built once): each step costs n², not n × dimension, and a direction is Xᵀ v of
+ * G's eigenvector v. Fewer (none) when the sample has no spread left.
  */
 export function principalComponents(vectors: readonly Float32Array[], count = REMOVED_COMPONENTS): Float32Array[] {
   if (vectors.length < 2) return [];
   const dim = vectors[0].length;
   const rows = vectors.filter((v) => v.length === dim);
+  const n = rows.length;
   const mean = new Float64Array(dim);
-  for (const v of rows) for (let i = 0; i < dim; i++) mean[i] += v[i] / rows.length;
+  for (const v of rows) for (let i = 0; i < dim; i++) mean[i] += v[i] / n;
   const centred = rows.map((v) => Float64Array.from(v, (x, i) => x - mean[i]));
-  const found: Float64Array[] = [];
-  for (let c = 0; c < count; c++) {
-    let v: Float64Array = Float64Array.from({ length: dim }, (_, i) => ((i * 7919) % 97) / 97 - 0.5);
-    v = orthonormal(v, found);
-    if (v.length === 0) break;
-    for (let step = 0; step < ITERATIONS; step++) {
-      // v ← Xᵀ X v, then made orthogonal to the directions already found (deflation) and unit length.
-      const next = new Float64Array(dim);
-      for (const row of centred) {
-        const p = dot(row, v);
-        for (let i = 0; i < dim; i++) next[i] += p * row[i];
-      }
-      const unit = orthonormal(next, found);
-      if (unit.length === 0) return found.map((f) => Float32Array.from(f));
-      v = unit;
-    }
-    found.push(v);
+  const gram = centred.map(() => new Float64Array(n));
+  for (let a = 0; a < n; a++) {
+    for (let b = a; b < n; b++) gram[a][b] = gram[b][a] = dot(centred[a], centred[b]);
   }
-  return found.map((f) => Float32Array.from(f));
+  const found: Float64Array[] = [];
+  const out: Float32Array[] = [];
+  for (let c = 0; c < count; c++) {
+    let v = orthonormal(Float64Array.from({ length: n }, (_, i) => ((i * 7919) % 97) / 97 - 0.5), found);
+    if (v.length === 0) break;
+    for (let step = 0; step < ITERATIONS && v.length > 0; step++) {
+      const next = new Float64Array(n);
+      for (let a = 0; a < n; a++) next[a] = dot(gram[a], v);
+      v = orthonormal(next, found);
+    }
+    if (v.length === 0) break;
+    found.push(v);
+    // The direction in the vectors' space: Xᵀ v, at unit length.
+    const u = new Float64Array(dim);
+    for (let a = 0; a < n; a++) for (let i = 0; i < dim; i++) u[i] += v[a] * centred[a][i];
+    const unit = orthonormal(u, []);
+    if (unit.length === 0) break;
+    out.push(Float32Array.from(unit));
+  }
+  return out;
 }
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {

@@ -114,6 +114,10 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const total = scanned.length + keywordOnly.length;
   // The keyword-only candidates' cosines in one go (the scan gave the nearest ones theirs).
   const keywordCosines = unit ? state.index.cosinesOf(unit, keywordOnly) : null;
+  // Every candidate's dot with each direction, one kernel pass per direction (0 for a row with no vector).
+  const directionDots = directions.length > 0
+    ? directions.map((u) => state.index.cosinesOf(u, [...scanned.map((h) => h.id), ...keywordOnly]))
+    : [];
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(total, (from, to) => {
     for (let i = from; i < to; i++) {
@@ -123,7 +127,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
       const cosine = i < scanned.length ? scanned[i].score : (keywordCosines?.[i - scanned.length] ?? 0);
       const meanDotKept = mean ? state.vectorMean.keptDot(id) : undefined;
       // The vector is looked up (a view allocated) only for a mean dot not worked out yet.
-      const vector = (mean && meanDotKept === undefined) || directions.length > 0 ? state.index.vectorOf(id) : null;
+      const vector = mean && meanDotKept === undefined ? state.index.vectorOf(id) : null;
       candidates.push({
         id,
         task: record.task,
@@ -131,7 +135,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
         code_terms: state.keywords.codeTermsOf(id),
-        direction_dots: directions.length > 0 && vector && vector.length === dim ? directions.map((u) => dot(vector, u)) : null,
+        direction_dots: directionDots.length > 0 && mean ? directionDots.map((d) => d[i]) : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });
