@@ -247,8 +247,8 @@ export class Bm25Scorer {
   score(task: string, codeTerms = ''): number {
     const withCode = this.codeWeight > 0 && codeTerms !== '';
     const length = this.countAscii(task, this.tfs);
-    const codeLength = withCode ? this.countAscii(codeTerms, this.codeTfs) : 0;
-    if (length < 0 || codeLength < 0) {
+    const codeLength = withCode ? this.countTermText(codeTerms, this.codeTfs) : 0;
+    if (length < 0) {
       const score = bm25OfText(this.queryTerms, task, this.stats, codeTerms, this.codeWeight);
       this.lastCodeShare = withCode ? score - bm25OfText(this.queryTerms, task, this.stats) : 0;
       return score;
@@ -266,6 +266,37 @@ export class Bm25Scorer {
     }
     this.lastCodeShare = codeShare;
     return score;
+  }
+
+  /**
+   * Counts the query terms of a term text (terms already tokenized, lower-cased and joined by
+   * one space, as core/code-terms.ts codeTermText writes them) into `tfs`; returns its term
+   * count. A native search for each space and a compare only against the query terms of the
+   * word's length: a code's bag is some 30–130 terms, and a character walk over it was most of
+   * the code field's cost per candidate. keywordTermsOf of such a text gives the same terms.
+   */
+  private countTermText(text: string, tfs: Float64Array): number {
+    tfs.fill(0);
+    if (text.length === 0) return 0;
+    let length = 0;
+    for (let start = 0; start <= text.length;) {
+      let end = text.indexOf(' ', start);
+      if (end < 0) end = text.length;
+      if (end > start) {
+        length++;
+        const candidates = this.byLength[end - start];
+        if (candidates !== undefined) {
+          for (const j of candidates) {
+            if (text.startsWith(this.queryTerms[j], start)) {
+              tfs[j]++;
+              break;
+            }
+          }
+        }
+      }
+      start = end + 1;
+    }
+    return length;
   }
 
   /** Counts the query terms of an ASCII text into `tfs` and returns its term count (-1: not ASCII). */
