@@ -89,7 +89,6 @@ export class NearDuplicateFilter<T> {
     if (code === null || this.taskOf(item).trim().toLowerCase() === this.taskOf(other).trim().toLowerCase()) return true;
     const otherCode = (this.keptCode[keptAt] ??= this.codeSetOf(other) ?? undefined);
     if (otherCode === undefined) return true;
-    this.comparisons++;
     // Both without code terms: nothing tells them apart.
     if (code.size === 0 && otherCode.size === 0) return true;
     return nearDuplicateSets(code, otherCode, DEDUP_CODE_JACCARD_THRESHOLD);

@@ -114,14 +114,15 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const total = scanned.length + keywordOnly.length;
   // The keyword-only candidates' cosines in one go (the scan gave the nearest ones theirs).
   const keywordCosines = unit ? state.index.cosinesOf(unit, keywordOnly) : null;
-  // Every candidate's dot with each direction, one kernel pass per direction (0 for a row with no vector).
-  const directionDots = directions.length > 0
-    ? directions.map((u) => state.index.cosinesOf(u, [...scanned.map((h) => h.id), ...keywordOnly]))
-    : [];
+  const idAt = (i: number) => (i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length]);
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(total, (from, to) => {
+    // The slice's dots with each direction, one kernel pass per direction (0 for a row with no vector).
+    const directionDots = directions.length > 0 && mean
+      ? directions.map((u) => state.index.cosinesOf(u, Array.from({ length: to - from }, (_, j) => idAt(from + j))))
+      : [];
     for (let i = from; i < to; i++) {
-      const id = i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length];
+      const id = idAt(i);
       const record = state.patterns.get(id);
       if (!record) continue;
       const cosine = i < scanned.length ? scanned[i].score : (keywordCosines?.[i - scanned.length] ?? 0);
@@ -135,12 +136,12 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
         code_terms: state.keywords.codeTermsOf(id),
-        direction_dots: directionDots.length > 0 && mean ? directionDots.map((d) => d[i]) : null,
+        direction_dots: directionDots.length > 0 ? directionDots.map((d) => d[i - from]) : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });
     }
-  }, 2);
+  }, 2 + directions.length);
   return { candidates, stats };
 }
 
