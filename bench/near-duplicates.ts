@@ -42,6 +42,8 @@ export const FAMILIES = FAMILY_TASKS.length;
 /** Family of pattern i (interleaved: neighbours in rank order belong to different families). */
 export const familyOf = (i: number) => i % FAMILIES;
 export const taskOf = (i: number) => `${FAMILY_TASKS[familyOf(i)]} variant ${i}`;
+/** One solution per family: a family's variants are one problem, which dedup (comparing code too) folds. */
+export const codeOf = (i: number) => `solve_family_${familyOf(i)}(source)`;
 
 /** Seeds `count` patterns straight into storage (no embedding per pattern: one vector, nudged). */
 export async function seedNearDuplicates(storage: Storage, embedder: Embedder, scope: Scope, count: number): Promise<Float32Array> {
@@ -55,7 +57,7 @@ export async function seedNearDuplicates(storage: Storage, embedder: Embedder, s
       // A small, deterministic nudge per pattern: every cosine stays near 1, and ties are rare.
       vector[(i * 31) % vector.length] += (0.02 * ((i * 7919) % 97)) / 97;
       const record: PatternRecord = {
-        id: `nd${String(i).padStart(8, '0')}`, task: taskOf(i), code: `solve_${i}()`, output: null, eval_score: 7,
+        id: `nd${String(i).padStart(8, '0')}`, task: taskOf(i), code: codeOf(i), output: null, eval_score: 7,
         success_score: 7, reuse_count: 0, run_id: null, classification: 'internal', source: 'import', author: null,
         expires_at: null, redacted: false, created_at: at, updated_at: at, last_aged_at: null,
       };

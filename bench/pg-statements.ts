@@ -3,7 +3,7 @@ import pg from 'pg';
 import { buildHybridStatement } from '../src/adapters/storage/postgres/hybrid-search.js';
 import { PATTERN_COLUMNS } from '../src/adapters/storage/postgres/rows.js';
 import { buildSearchStatement, SEARCH_SESSION_SQL, type SearchStatement } from '../src/adapters/storage/postgres/search.js';
-import { distinctTerms } from '../src/core/bm25.js';
+import { DEFAULT_CODE_WEIGHT, distinctTerms } from '../src/core/bm25.js';
 import { firstFetch } from '../src/core/dedup.js';
 import { QUALITY_WINDOW } from '../src/core/quality.js';
 import { keywordShare } from '../src/services/recall-hybrid.js';
@@ -91,6 +91,7 @@ export async function runPgStatementsBench(argv: string[]): Promise<void> {
       cosine: (i) => buildSearchStatement(DEV_SCOPE, vectors[i], k, {}, { columns: PATTERN_COLUMNS, evalWindow: QUALITY_WINDOW }),
       hybrid: (i) => buildHybridStatement(DEV_SCOPE, {
         vector: vectors[i], terms: distinctTerms(queries[i]), vectorK: k, keywordK: keywordShare(k), filter: {}, evalWindow: QUALITY_WINDOW,
+        codeWeight: DEFAULT_CODE_WEIGHT,
       }),
     };
     const names = ['cosine', 'hybrid'] as const;

@@ -95,6 +95,29 @@ export function conalaSet(file: string): LabelledSet {
 }
 
 /**
+ * MBPP's development set (test/fixtures/recall/README.md): the original task text stored with
+ * its solution, asked with its machine paraphrases and its typo variant; hard negatives queried
+ * with their `b` problem removed; every seventh problem also asked left out, as CoNaLa's.
+ */
+export function mbppSet(file: string): LabelledSet {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as {
+    groups: { id: string; phrasings: string[]; typo_variant?: string; solution: string }[];
+    hard_negatives: { a: string; b: string }[];
+  };
+  const leftOut = data.groups.filter((_, i) => i % 7 === 3);
+  return {
+    name: 'MBPP dev',
+    groups: data.groups.map((g) => ({
+      id: g.id, stored: [g.phrasings[0]], queries: [...g.phrasings.slice(1), ...(g.typo_variant ? [g.typo_variant] : [])], code: g.solution,
+    })),
+    lookalikes: [],
+    hardNegativeGroups: [...new Set(data.hard_negatives.map((h) => h.b))],
+    leftOutGroups: leftOut.map((g) => g.id),
+    unrelated: [],
+  };
+}
+
+/**
  * `set` with synthetic patterns stored beside it until the project holds `size` patterns (none
  * when it already does): the same questions asked of a store the size of the cost measurement's.
  */
@@ -122,8 +145,10 @@ export function calibrationSet(file: string): LabelledSet {
 }
 
 /** The embedder of the model folder, with its tiers resolved as the server would (policy forced per variant). */
-export async function openModel(modelPath: string, vectorWeight: number | null = null): Promise<{ config: Config; embedder: CachedEmbedder }> {
-  const env: Record<string, string> = { SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none' };
+export async function openModel(
+  modelPath: string, vectorWeight: number | null = null, ranking: Record<string, string> = {},
+): Promise<{ config: Config; embedder: CachedEmbedder }> {
+  const env: Record<string, string> = { SERVICE_LOCAL_EMBEDDINGS: 'true', SERVICE_EMBEDDING_MODEL_PATH: modelPath, SERVICE_LLM_PROVIDER: 'none', ...ranking };
   if (vectorWeight !== null) env.SERVICE_RECALL_VECTOR_WEIGHT = String(vectorWeight);
   const config = loadConfig(env);
   const embedder = await createEmbedder(config, { logger: silentLogger, instruments: noopInstruments });

@@ -4,9 +4,11 @@ import { repoRoot, UsageError } from '../args.js';
 import { syntheticRuns } from '../synthetic.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import {
-  ask, calibrationSet, conalaSet, depsFor, openModel, openTempStore, runSet, SCOPE, VARIANTS, withDistractors, type QualityResult, type Share, type Variant,
+  ask, calibrationSet, conalaSet, mbppSet, depsFor, openModel, openTempStore, runSet, SCOPE, VARIANTS, withDistractors, type QualityResult, type Share, type Variant,
 } from './protocol.js';
 import { CORPORA, corpusOption, type Corpus } from '../corpora.js';
+import { codeTermText } from '../../src/core/code-terms.js';
+import type { LabelledSet } from './protocol.js';
 
 /**
  * `npm run bench -- --recall-quality`: the recall-quality protocol (protocol.ts) on CoNaLa and
@@ -17,17 +19,19 @@ import { CORPORA, corpusOption, type Corpus } from '../corpora.js';
  */
 export const RECALL_QUALITY_USAGE = `usage: npm run bench -- --recall-quality [--conala FILE] [--model PATH] [--cost-size 10000] [--cost-queries 300]
   --conala FILE       the CoNaLa recall set (default test/fixtures/recall/conala-recall.json)
+  --mbpp FILE         the MBPP development set (default test/fixtures/recall/mbpp-dev.json)
   --model PATH        embedding model folder (default: the bundled models/use-lite-static-m2v)
   --cost-size N       patterns in the store the per-request cost is measured on (default 10000; 0: skip)
   --cost-queries N    recalls per variant for the cost (default 300)
   --cost-only         only the per-request cost
   --vector-weight W   the blend's vector weight (default: SERVICE_RECALL_VECTOR_WEIGHT's default)
+  --ranking K=V,...   other ranking settings for the run, e.g. SERVICE_RECALL_NGRAM_WEIGHT=0.25,SERVICE_RECALL_REMOVED_COMPONENTS=0
   --at-size N         also run CoNaLa in a project grown to N patterns by synthetic distractors, once
                       per corpus of --distractors (default 0: skip; 10000 is the cost measurement's size)
   --distractors LIST  the distractors' corpora, comma-separated: templated, zipfian (default both)`;
 
 interface Options {
-  conala: string; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null;
+  conala: string; mbpp: string; ranking: Record<string, string>; model: string; costSize: number; costQueries: number; costOnly: boolean; vectorWeight: number | null;
   atSize: number; distractors: Corpus[];
 }
 
@@ -35,6 +39,8 @@ export function parseRecallQualityArgs(argv: string[]): Options {
   const root = repoRoot();
   const o: Options = {
     conala: join(root, 'test', 'fixtures', 'recall', 'conala-recall.json'),
+    mbpp: join(root, 'test', 'fixtures', 'recall', 'mbpp-dev.json'),
+    ranking: {},
     model: join(root, 'models', 'use-lite-static-m2v'),
     costSize: 10_000,
     costQueries: 300,
@@ -52,6 +58,8 @@ export function parseRecallQualityArgs(argv: string[]): Options {
     }
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
     if (flag === '--conala') o.conala = value;
+    else if (flag === '--mbpp') o.mbpp = value;
+    else if (flag === '--ranking') o.ranking = rankingSettings(value);
     else if (flag === '--model') o.model = value;
     else if (flag === '--cost-size') o.costSize = Number(value);
     else if (flag === '--cost-queries') o.costQueries = Number(value);
@@ -65,6 +73,16 @@ export function parseRecallQualityArgs(argv: string[]): Options {
   if (!Number.isInteger(o.atSize) || o.atSize < 0) throw new UsageError('--at-size needs a whole number');
   if (!Number.isInteger(o.costQueries) || o.costQueries <= 0) throw new UsageError('--cost-queries needs a positive whole number');
   return o;
+}
+
+function rankingSettings(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    const [key, setting] = pair.split('=');
+    if (!key?.startsWith('SERVICE_RECALL_') || setting === undefined) throw new UsageError(`--ranking takes SERVICE_RECALL_…=value pairs, not "${pair}"`);
+    out[key.trim()] = setting.trim();
+  }
+  return out;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -126,13 +144,31 @@ async function measureCost(modelPath: string, model: Awaited<ReturnType<typeof o
   }
 }
 
+/**
+ * What ranking keeps per pattern beyond its task and vector, averaged over a set's stored
+ * patterns: the code's term bag (core/code-terms.ts), kept as text beside the task on both
+ * storages and as posting entries (PostgreSQL: one recall_postings row per distinct term).
+ */
+function bytesPerPattern(set: LabelledSet): string {
+  const codes = [...set.groups.flatMap((g) => g.stored.map(() => g.code)), ...(set.distractors ?? []).map((d) => d.code)];
+  if (codes.length === 0) return 'no patterns';
+  let bag = 0;
+  let distinct = 0;
+  for (const code of codes) {
+    const text = codeTermText(code);
+    bag += Buffer.byteLength(text);
+    distinct += new Set(text.split(' ').filter(Boolean)).size;
+  }
+  return `code term bag ${(bag / codes.length).toFixed(0)} bytes per pattern, ${(distinct / codes.length).toFixed(1)} code postings per pattern`;
+}
+
 export async function runRecallQualityBench(argv: string[]): Promise<void> {
   const o = parseRecallQualityArgs(argv);
   if (o.vectorWeight !== null && !(o.vectorWeight >= 0 && o.vectorWeight <= 1)) throw new UsageError('--vector-weight needs a number from 0 to 1');
-  const model = await openModel(o.model, o.vectorWeight);
+  const model = await openModel(o.model, o.vectorWeight, o.ranking);
   try {
     const conala = conalaSet(o.conala);
-    const sets = [conala, calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
+    const sets = [conala, mbppSet(o.mbpp), calibrationSet(join(repoRoot(), 'test', 'fixtures', 'calibration', 'programming-tasks.json'))];
     if (o.atSize > 0) sets.push(...o.distractors.map((corpus) => withDistractors(conala, o.atSize, corpus)));
     const results: QualityResult[] = [];
     for (const set of o.costOnly ? [] : sets) {
@@ -144,11 +180,13 @@ export async function runRecallQualityBench(argv: string[]): Promise<void> {
     const cpu = cpus();
     const lines = [
       'Recall quality (issue 27): before = cosine ranking + fixed tiers; after = hybrid ranking + the model\'s tier policy',
-      `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage`,
+      `node ${process.version}, ${cpu.length} CPU(s) ${cpu[0]?.model ?? ''}; model ${o.model}; JSON storage${Object.keys(o.ranking).length ? `; ${JSON.stringify(o.ranking)}` : ''}`,
       '',
       qualityTable(results),
       '',
       ...results.filter((r) => r.variant.name === 'after').map((r) => `${r.set} tier policy (after): ${JSON.stringify(r.tierPolicy)}`),
+      '',
+      ...sets.map((s) => `${s.name}: ${bytesPerPattern(s)}`),
     ];
     if (o.costSize > 0) {
       process.stderr.write(`recall cost: ${o.costSize} patterns, ${o.costQueries} queries per variant...\n`);

@@ -117,7 +117,14 @@ export type OutcomeLesson = z.infer<typeof OutcomeLesson>;
 export const RecallExplain = z.object({
   cosine: z.number(),
   centered_cosine: z.number(),
+  /** The vector side as ranked: the centred cosine with the project's principal directions removed (the centred cosine when none are). */
+  residual_cosine: z.number(),
+  /** BM25F over task and code. */
   bm25: z.number(),
+  /** What the code field added to `bm25`. */
+  code_bm25: z.number(),
+  /** The character n-gram similarity (0 when that side score is off). */
+  ngram: z.number(),
   blended: z.number(),
   eval_factor: z.number(),
   recency_factor: z.number(),

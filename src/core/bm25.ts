@@ -68,9 +68,17 @@ export interface Bm25Stats {
   docs: number;
   /** Sum of the patterns' term counts (average document length = totalTerms / docs). */
   totalTerms: number;
-  /** Document frequency of each query term (absent: 0). */
+  /** Document frequency of each query term (absent: 0): patterns holding it in their task or their code. */
   df: ReadonlyMap<string, number>;
+  /** Sum of the patterns' code term counts (core/code-terms.ts; absent: 0, no code field). */
+  totalCodeTerms?: number;
 }
+
+/**
+ * The code field's weight in BM25F beside the task's 1 (SERVICE_RECALL_CODE_WEIGHT's default;
+ * measured with `npm run bench -- --recall-quality`, docs/recall.md).
+ */
+export const DEFAULT_CODE_WEIGHT = 1;
 
 /**
  * Keyword candidates are found through the query's selective terms only: those held by at
@@ -127,21 +135,70 @@ export function averageLength(stats: Pick<Bm25Stats, 'docs' | 'totalTerms'>): nu
   return stats.docs > 0 ? stats.totalTerms / stats.docs : 0;
 }
 
-/** BM25 of one document for the query's distinct terms. */
-export function bm25(queryTerms: readonly string[], doc: ReadonlyMap<string, number>, docLength: number, stats: Bm25Stats): number {
+/** The average code length in terms (0: no code anywhere). */
+export function averageCodeLength(stats: Pick<Bm25Stats, 'docs' | 'totalCodeTerms'>): number {
+  return stats.docs > 0 ? (stats.totalCodeTerms ?? 0) / stats.docs : 0;
+}
+
+/**
+ * BM25F's length-normalised term frequency of one field: tf / (1 − b + b · len / avgLen).
+ * Each field has its own average length; a field no pattern has (avgLen 0) is not normalised.
+ */
+export function fieldFrequency(tf: number, length: number, averageLen: number): number {
+  return tf / (averageLen > 0 ? 1 - BM25_B + (BM25_B * length) / averageLen : 1);
+}
+
+/**
+ * One term's BM25F contribution over task and code (docs/behavior.md "Recall" 2): the fields'
+ * normalised frequencies, the code's times `codeWeight`, are summed, then saturated once:
+ * idf × x (k1 + 1) / (x + k1). A term the code does not hold (or a code weight of 0) gives
+ * exactly termScore's number, the task-only BM25 (the same value, written as before).
+ */
+export function fieldTermScore(
+  termIdf: number, tf: number, length: number, averageLen: number, codeTf: number, codeLength: number, averageCodeLen: number, codeWeight: number,
+): number {
+  if (!(codeTf > 0) || !(codeWeight > 0)) return termScore(termIdf, tf, length, averageLen);
+  const x = (tf > 0 ? fieldFrequency(tf, length, averageLen) : 0) + codeWeight * fieldFrequency(codeTf, codeLength, averageCodeLen);
+  return (termIdf * x * (BM25_K1 + 1)) / (x + BM25_K1);
+}
+
+/** A document's code field: its term counts and length (core/code-terms.ts), and the field's weight. */
+export interface CodeField {
+  counts: ReadonlyMap<string, number>;
+  length: number;
+  weight: number;
+}
+
+/** BM25 of one document for the query's distinct terms (BM25F when `code` is given). */
+export function bm25(
+  queryTerms: readonly string[], doc: ReadonlyMap<string, number>, docLength: number, stats: Bm25Stats, code?: CodeField,
+): number {
   const avg = averageLength(stats);
+  const avgCode = averageCodeLength(stats);
   let score = 0;
   for (const term of queryTerms) {
     const tf = doc.get(term) ?? 0;
-    if (tf > 0) score += termScore(idf(stats.df.get(term) ?? 0, stats.docs), tf, docLength, avg);
+    const codeTf = code?.counts.get(term) ?? 0;
+    if (tf > 0 || (codeTf > 0 && code!.weight > 0)) {
+      score += fieldTermScore(idf(stats.df.get(term) ?? 0, stats.docs), tf, docLength, avg, codeTf, code?.length ?? 0, avgCode, code?.weight ?? 0);
+    }
   }
   return score;
 }
 
-/** BM25 of a task text (tokenized here) for the query's distinct terms. */
-export function bm25OfText(queryTerms: readonly string[], task: string, stats: Bm25Stats): number {
+/**
+ * BM25 of a task text (tokenized here) for the query's distinct terms; with `codeTerms` (the
+ * code's term text, core/code-terms.ts codeTermText) and a code weight, BM25F over both.
+ */
+export function bm25OfText(queryTerms: readonly string[], task: string, stats: Bm25Stats, codeTerms = '', codeWeight = 0): number {
   const terms = keywordTermsOf(task);
-  return bm25(queryTerms, termCounts(terms), terms.length, stats);
+  const code = codeTerms === '' || !(codeWeight > 0) ? undefined : codeFieldOf(codeTerms, codeWeight);
+  return bm25(queryTerms, termCounts(terms), terms.length, stats, code);
+}
+
+function codeFieldOf(codeTerms: string, weight: number): CodeField {
+  const terms = keywordTermsOf(codeTerms);
+  return { counts: termCounts(terms), length: terms.length, weight };
 }
 
 /**
@@ -158,37 +215,93 @@ export class Bm25Scorer {
   /** Index of each query term's first occurrence (a repeated term counts where it first appears). */
   private readonly first: number[];
   private readonly tfs: Float64Array;
+  private readonly codeTfs: Float64Array;
   private readonly avg: number;
+  private readonly avgCode: number;
+  /** What the code field added to the last `score` (explain's code_bm25; 0 on the non-ASCII path). */
+  lastCodeShare = 0;
   /**
    * Term length → the indexes (ascending) of the first occurrences of that length: a word is
    * compared only with the query terms it could equal, in the order a walk over all would.
    */
   private readonly byLength: number[][] = [];
 
-  constructor(private readonly queryTerms: readonly string[], private readonly stats: Bm25Stats) {
+  constructor(
+    private readonly queryTerms: readonly string[],
+    private readonly stats: Bm25Stats,
+    /** The code field's weight (0: task alone, plain BM25). */
+    private readonly codeWeight = 0,
+  ) {
     this.idfs = queryTerms.map((t) => idf(stats.df.get(t) ?? 0, stats.docs));
     this.first = queryTerms.map((t) => queryTerms.indexOf(t));
     this.tfs = new Float64Array(queryTerms.length);
+    this.codeTfs = new Float64Array(queryTerms.length);
     this.avg = averageLength(stats);
+    this.avgCode = averageCodeLength(stats);
     queryTerms.forEach((term, j) => {
       if (this.first[j] === j) (this.byLength[term.length] ??= []).push(j);
     });
   }
 
-  score(task: string): number {
-    const length = this.countAscii(task);
-    if (length < 0) return bm25OfText(this.queryTerms, task, this.stats);
+  /** BM25 of `task`, or BM25F with the code's term text `codeTerms` (core/code-terms.ts) when the code weight is above 0. */
+  score(task: string, codeTerms = ''): number {
+    const withCode = this.codeWeight > 0 && codeTerms !== '';
+    const length = this.countAscii(task, this.tfs);
+    const codeLength = withCode ? this.countTermText(codeTerms, this.codeTfs) : 0;
+    if (length < 0) {
+      const score = bm25OfText(this.queryTerms, task, this.stats, codeTerms, this.codeWeight);
+      this.lastCodeShare = withCode ? score - bm25OfText(this.queryTerms, task, this.stats) : 0;
+      return score;
+    }
     let score = 0;
+    let codeShare = 0;
     for (let j = 0; j < this.queryTerms.length; j++) {
       const tf = this.tfs[this.first[j]];
-      if (tf > 0) score += termScore(this.idfs[j], tf, length, this.avg);
+      const codeTf = withCode ? this.codeTfs[this.first[j]] : 0;
+      if (!(tf > 0 || codeTf > 0)) continue;
+      const term = fieldTermScore(this.idfs[j], tf, length, this.avg, codeTf, codeLength, this.avgCode, this.codeWeight);
+      score += term;
+      // What the code added to this term: all of it, or its share over the task alone.
+      if (codeTf > 0) codeShare += tf > 0 ? term - termScore(this.idfs[j], tf, length, this.avg) : term;
     }
+    this.lastCodeShare = codeShare;
     return score;
   }
 
+  /**
+   * Counts the query terms of a term text (terms already tokenized, lower-cased and joined by
+   * one space, as core/code-terms.ts codeTermText writes them) into `tfs`; returns its term
+   * count. A native search for each space and a compare only against the query terms of the
+   * word's length: a code's bag is some 30–130 terms, and a character walk over it was most of
+   * the code field's cost per candidate. keywordTermsOf of such a text gives the same terms.
+   */
+  private countTermText(text: string, tfs: Float64Array): number {
+    tfs.fill(0);
+    if (text.length === 0) return 0;
+    let length = 0;
+    for (let start = 0; start <= text.length;) {
+      let end = text.indexOf(' ', start);
+      if (end < 0) end = text.length;
+      if (end > start) {
+        length++;
+        const candidates = this.byLength[end - start];
+        if (candidates !== undefined) {
+          for (const j of candidates) {
+            if (text.startsWith(this.queryTerms[j], start)) {
+              tfs[j]++;
+              break;
+            }
+          }
+        }
+      }
+      start = end + 1;
+    }
+    return length;
+  }
+
   /** Counts the query terms of an ASCII text into `tfs` and returns its term count (-1: not ASCII). */
-  private countAscii(text: string): number {
-    this.tfs.fill(0);
+  private countAscii(text: string, tfs: Float64Array): number {
+    tfs.fill(0);
     let length = 0;
     let start = -1;
     for (let i = 0; i <= text.length; i++) {
@@ -200,7 +313,7 @@ export class Bm25Scorer {
         // An ASCII word's bytes are its characters; one too long is no keyword (isKeywordTerm).
         if (i - start <= MAX_KEYWORD_TERM_BYTES) {
           length++;
-          this.countWord(text, start, i);
+          this.countWord(text, start, i, tfs);
         }
         start = -1;
       }
@@ -208,7 +321,7 @@ export class Bm25Scorer {
     return length;
   }
 
-  private countWord(text: string, start: number, end: number): void {
+  private countWord(text: string, start: number, end: number, tfs: Float64Array): void {
     const candidates = this.byLength[end - start];
     if (candidates === undefined) return;
     for (const j of candidates) {
@@ -219,7 +332,7 @@ export class Bm25Scorer {
         same = (c >= 65 && c <= 90 ? c + 32 : c) === term.charCodeAt(x);
       }
       if (same) {
-        this.tfs[j]++;
+        tfs[j]++;
         return;
       }
     }

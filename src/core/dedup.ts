@@ -3,6 +3,13 @@ import { tokenSet } from './text.js';
 
 /** Recall's dedup cut-off: tasks with token Jaccard strictly above this are near-duplicates. */
 export const DEDUP_JACCARD_THRESHOLD = 0.7;
+/**
+ * With the code known (hybrid recall), two candidates whose tasks are near-duplicates but not
+ * the same text are folded only when their code terms' Jaccard is strictly above this too: a
+ * lookalike task ("decimal to octal" beside "octal to decimal") is a different problem with
+ * different code, and folding it hid the right answer (docs/behavior.md "Recall" 4).
+ */
+export const DEDUP_CODE_JACCARD_THRESHOLD = 0.7;
 
 /**
  * Recall widens its search (when dedup left the page short) up to this many candidates, or up
@@ -45,22 +52,51 @@ export class NearDuplicateFilter<T> {
   comparisons = 0;
   private readonly kept: T[] = [];
   private readonly keptTokens: Set<string>[] = [];
+  /** Each kept item's code terms as a set, made on its first near-duplicate task (rare). */
+  private readonly keptCode: (Set<string> | undefined)[] = [];
 
+  /**
+   * `codeOf` (hybrid recall: the candidate's code terms, core/code-terms.ts) makes the code a
+   * second condition: tasks that are near-duplicates but not the same text must also share
+   * their code (DEDUP_CODE_JACCARD_THRESHOLD). Without it, or for an item it answers undefined
+   * for, the task alone decides.
+   */
   constructor(
     private readonly taskOf: (item: T) => string,
     private readonly threshold = DEDUP_JACCARD_THRESHOLD,
+    private readonly codeOf?: (item: T) => string | undefined,
   ) {}
 
   /** Offers the next item in rank order; true when it was kept. */
   offer(item: T): boolean {
     const tokens = tokenSet(this.taskOf(item));
-    for (const other of this.keptTokens) {
+    let code: Set<string> | null | undefined;
+    for (let i = 0; i < this.keptTokens.length; i++) {
       this.comparisons++;
-      if (nearDuplicateSets(tokens, other, this.threshold)) return false;
+      if (!nearDuplicateSets(tokens, this.keptTokens[i], this.threshold)) continue;
+      if (code === undefined) code = this.codeSetOf(item);
+      if (this.sameProblem(item, i, code)) return false;
     }
     this.kept.push(item);
     this.keptTokens.push(tokens);
+    this.keptCode.push(code ?? undefined);
     return true;
+  }
+
+  /** Near-duplicate tasks: the same problem when the texts are equal, or the code is known on neither side, or it agrees. */
+  private sameProblem(item: T, keptAt: number, code: Set<string> | null): boolean {
+    const other = this.kept[keptAt];
+    if (code === null || this.taskOf(item).trim().toLowerCase() === this.taskOf(other).trim().toLowerCase()) return true;
+    const otherCode = (this.keptCode[keptAt] ??= this.codeSetOf(other) ?? undefined);
+    if (otherCode === undefined) return true;
+    // Both without code terms: nothing tells them apart.
+    if (code.size === 0 && otherCode.size === 0) return true;
+    return nearDuplicateSets(code, otherCode, DEDUP_CODE_JACCARD_THRESHOLD);
+  }
+
+  private codeSetOf(item: T): Set<string> | null {
+    const code = this.codeOf?.(item);
+    return code === undefined ? null : tokenSet(code);
   }
 
   /** How many items were kept. */
@@ -100,7 +136,8 @@ export function nearDuplicateSets(a: ReadonlySet<string>, b: ReadonlySet<string>
 
 /**
  * Collapse near-duplicate tasks in an already ranked list: walking in rank order, an item is
- * dropped when a better-ranked kept item is a near-duplicate of it (NearDuplicateFilter).
+ * dropped when a better-ranked kept item is a near-duplicate of it (NearDuplicateFilter; with
+ * `codeOf`, of the same problem by its code too).
  * Survivors stay in their original order and are pairwise not near-duplicates.
  *
  * `maxKept` lets a caller that needs only the first N survivors stop once N are kept.
@@ -110,8 +147,9 @@ export function dedupeByTask<T>(
   taskOf: (t: T) => string,
   threshold = DEDUP_JACCARD_THRESHOLD,
   maxKept = Number.POSITIVE_INFINITY,
+  codeOf?: (t: T) => string | undefined,
 ): T[] {
-  const filter = new NearDuplicateFilter(taskOf, threshold);
+  const filter = new NearDuplicateFilter(taskOf, threshold, codeOf);
   for (const item of ranked) {
     if (filter.size >= maxKept) break;
     filter.offer(item);

@@ -1,4 +1,6 @@
 import { Bm25Scorer, type Bm25Stats } from './bm25.js';
+import { residualCosine, type ComponentRemoval } from './components.js';
+import { ngramSimilarity, ngramSketch } from './ngrams.js';
 import type { PatternFilter, RecallCandidate } from './types.js';
 
 /**
@@ -31,6 +33,22 @@ export interface HybridQuery {
   filter?: PatternFilter;
   /** Newest eval observations per candidate (0: none). */
   evalWindow: number;
+  /** The code field's weight in the keyword candidates' BM25F (absent or 0: task text alone). */
+  codeWeight?: number;
+  /**
+   * The project's principal directions removed for ranking (core/components.ts): the storage
+   * returns each candidate's unit vector · each direction, and the mean's (absent: none).
+   */
+  directions?: Float32Array[];
+}
+
+/** The ranking's optional parts beside the two weights: the principal directions' removal and the n-gram side score. */
+export interface RankingExtras {
+  removal?: ComponentRemoval | null;
+  /** The character n-gram side score's weight (0 or absent: off). */
+  ngramWeight?: number;
+  /** The query's text, for its n-grams (absent: its terms, space-separated). */
+  queryText?: string;
 }
 
 /** A candidate as the storage returns it for hybrid recall. */
@@ -39,6 +57,10 @@ export interface HybridCandidate extends RecallCandidate {
   cosine: number;
   /** The pattern's unit vector · the project's mean vector (null: no vector, or no mean). */
   mean_dot: number | null;
+  /** The code's keyword terms as one text (core/code-terms.ts codeTermText; '' for no code). */
+  code_terms: string;
+  /** The unit vector · each of the query's `directions` (null: no vector or no directions asked). */
+  direction_dots?: number[] | null;
 }
 
 /**
@@ -52,6 +74,8 @@ export interface ProjectRecallStats extends Bm25Stats {
   query_mean_dot: number | null;
   /** Mean · mean (null: no mean). */
   mean_norm2: number | null;
+  /** Mean · each of the query's `directions` (null or absent: none asked, or no mean). */
+  mean_direction_dots?: number[] | null;
 }
 
 export interface HybridCandidateSet {
@@ -61,8 +85,16 @@ export interface HybridCandidateSet {
 
 /** What the blend produced for one candidate (explain shows these). */
 export interface HybridParts {
+  /** The centred cosine (the tiers' input, whatever the ranking used). */
   centered_cosine: number;
+  /** The vector side as ranked: the centred cosine with the project's principal directions removed (else the centred cosine). */
+  residual_cosine: number;
+  /** BM25F over task and code (plain BM25 of the task when the code weight is 0). */
   bm25: number;
+  /** What the code field added to `bm25`. */
+  code_bm25: number;
+  /** The character n-gram similarity of query and task (0 when the side score is off). */
+  ngram: number;
   blended: number;
 }
 
@@ -132,10 +164,17 @@ export function blend(vectorPart: number, keywordPart: number, vectorWeight: num
 
 /** What scoring one candidate needs, fixed per query (the per-candidate steps of blendCandidates). */
 export interface BlendPlan {
-  /** The vector side: centred cosine (raw for a small project; 0 without a query vector). */
+  /** The centred cosine (raw for a small project; 0 without a query vector). */
   centred(c: HybridCandidate): number;
-  /** The keyword side: BM25 of the candidate's task text. */
+  /** The vector side as blended: `centred` with the principal directions removed when they apply, else `centred`. */
+  vector(c: HybridCandidate): number;
+  /** The keyword side: BM25F of the candidate's task and code terms. */
   keyword(c: HybridCandidate): number;
+  /** What the code field added to the last `keyword` answer. */
+  lastCodeShare(): number;
+  /** The n-gram side: the candidate task's character n-gram similarity to the query (0 when off). */
+  ngram(c: HybridCandidate): number;
+  ngramWeight: number;
   /** The vector side's share in the blend (0 without a query vector). */
   weight: number;
 }
@@ -145,27 +184,59 @@ export function blendPlan(
   queryUnit: Float32Array | null,
   queryTerms: readonly string[],
   vectorWeight: number,
+  codeWeight = 0,
+  extras: RankingExtras = {},
 ): BlendPlan {
+  const removal = extras.removal ?? null;
+  const ngramWeight = extras.ngramWeight ?? 0;
+  const querySketch = ngramWeight > 0 ? ngramSketch(extras.queryText ?? queryTerms.join(' ')) : null;
   const { stats } = set;
   const centre = queryUnit !== null && centeringApplies(stats);
   const qm = stats.query_mean_dot ?? 0;
   const mm = stats.mean_norm2 ?? 0;
-  const scorer = new Bm25Scorer(queryTerms, stats);
-  return {
-    centred: (c) => {
-      if (queryUnit === null) return 0;
-      // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
-      if (!centre || c.mean_dot === null) return c.cosine;
-      return centeredCosine(c.cosine, qm, c.mean_dot, mm);
-    },
-    keyword: (c) => scorer.score(c.task),
-    weight: queryUnit === null ? 0 : vectorWeight,
+  const scorer = new Bm25Scorer(queryTerms, stats, codeWeight);
+  const mu = stats.mean_direction_dots ?? null;
+  // Removal needs the centring it refines, and the storage's dots for the same directions.
+  const removing = centre && removal !== null && removal.directions.length > 0 && mu !== null && mu.length === removal.directions.length;
+  const qu = removing ? removal!.directions.map((u) => dot(queryUnit!, u)) : [];
+  const centred = (c: HybridCandidate) => {
+    if (queryUnit === null) return 0;
+    // A pattern with no vector has cosine 0: unrelated by meaning, centred or not.
+    if (!centre || c.mean_dot === null) return c.cosine;
+    return centeredCosine(c.cosine, qm, c.mean_dot, mm);
   };
+  return {
+    centred,
+    vector: removing
+      ? (c) => (c.mean_dot === null || !c.direction_dots || c.direction_dots.length !== qu.length
+        ? centred(c) : residualCosine(c.cosine, qm, c.mean_dot, mm, qu, c.direction_dots, mu!))
+      : centred,
+    keyword: (c) => scorer.score(c.task, c.code_terms),
+    lastCodeShare: () => scorer.lastCodeShare,
+    ngram: querySketch ? (c) => ngramSimilarity(querySketch, ngramSketch(c.task)) : () => 0,
+    ngramWeight: querySketch ? ngramWeight : 0,
+    // The lower vector weight goes with the removal only (without it, the low-overlap tasks lose).
+    weight: queryUnit === null ? 0 : removing ? removal!.vectorWeight : vectorWeight,
+  };
+}
+
+/** Every candidate's raw sides and their per-query normalisations (index: the candidate's). */
+export interface BlendSides {
+  /** The n-gram side, raw and normalised (empty when off). */
+  ngram?: number[];
+  ngramNorm?: number[];
+  centred: number[];
+  /** The vector side as blended (BlendPlan.vector). */
+  vector: number[];
+  keyword: number[];
+  codeShare: number[];
+  vectorNorm: number[];
+  keywordNorm: number[];
 }
 
 /** Candidate i with its blend parts, given every candidate's raw sides and their normalisations. */
 export function withBlend(
-  c: HybridCandidate, i: number, sides: { centred: number[]; keyword: number[]; vectorNorm: number[]; keywordNorm: number[] }, weight: number,
+  c: HybridCandidate, i: number, sides: BlendSides, weight: number, ngramWeight = 0,
 ): BlendedCandidate {
   // Written field by field: an object spread of each of some 40 candidates per recall cost
   // more than the whole blend's arithmetic. A field added to HybridCandidate must be added here
@@ -178,15 +249,21 @@ export function withBlend(
     updated_at: c.updated_at,
     cosine: c.cosine,
     mean_dot: c.mean_dot,
+    code_terms: c.code_terms,
+    direction_dots: c.direction_dots,
     centered_cosine: sides.centred[i],
+    residual_cosine: sides.vector[i],
     bm25: sides.keyword[i],
-    blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight),
+    code_bm25: sides.codeShare[i],
+    ngram: sides.ngram?.[i] ?? 0,
+    // The n-gram side score is added on top of the two-sided blend.
+    blended: blend(sides.vectorNorm[i], sides.keywordNorm[i], weight) + (ngramWeight > 0 ? ngramWeight * sides.ngramNorm![i] : 0),
   };
 }
 
 /**
  * Scores every candidate: the centred cosine (or the raw one for a small project; candidates
- * with no vector score 0), BM25 of its task text, and the blend of the two after
+ * with no vector score 0), BM25F of its task text and code terms (`codeWeight` 0: the task alone), and the blend of the two after
  * per-query min-max normalisation. `queryUnit` null (the embedder is down) leaves BM25 alone.
  * Recall runs the same steps in slices (services/recall-hybrid.ts).
  */
@@ -195,10 +272,22 @@ export function blendCandidates(
   queryUnit: Float32Array | null,
   queryTerms: readonly string[],
   vectorWeight: number,
+  codeWeight = 0,
+  extras: RankingExtras = {},
 ): BlendedCandidate[] {
-  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight);
+  const plan = blendPlan(set, queryUnit, queryTerms, vectorWeight, codeWeight, extras);
   const centred = set.candidates.map((c) => plan.centred(c));
-  const keyword = set.candidates.map((c) => plan.keyword(c));
-  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
-  return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight));
+  const vector = set.candidates.map((c) => plan.vector(c));
+  const codeShare: number[] = [];
+  const keyword = set.candidates.map((c) => {
+    const score = plan.keyword(c);
+    codeShare.push(plan.lastCodeShare());
+    return score;
+  });
+  const ngram = plan.ngramWeight > 0 ? set.candidates.map((c) => plan.ngram(c)) : undefined;
+  const sides = {
+    centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword),
+    ngram, ngramNorm: ngram ? minMaxNormalise(ngram) : undefined,
+  };
+  return set.candidates.map((c, i) => withBlend(c, i, sides, plan.weight, plan.ngramWeight));
 }

@@ -44,7 +44,7 @@ export function rankCandidates<T extends RecallCandidate & { blended?: number }>
 ): (T & RankedCandidate)[] {
   const ranked = candidates.map((c) => scoreCandidate(c, opts));
   ranked.sort(tiebreak ? (a, b) => b.score - a.score || tiebreak(a, b) || byId(a, b) : byScore);
-  return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep) : ranked;
+  return opts.deduplicate ? dedupeByTask(ranked, (r) => r.task, DEDUP_JACCARD_THRESHOLD, opts.keep, codeTermsOf) : ranked;
 }
 
 /** One candidate with its ranking value and factors (rankCandidates' per-candidate step). */
@@ -92,6 +92,12 @@ function recencyOf(c: RecallCandidate, opts: Pick<RankOptions, 'recency'>): numb
   return opts.recency && opts.recency.weight > 0
     ? recencyFactor(c.updated_at, opts.recency.now, opts.recency.halfLifeDays) ** opts.recency.weight
     : 1;
+}
+
+/** A hybrid candidate's code terms (core/hybrid.ts code_terms), which dedup compares too; undefined for any other. */
+export function codeTermsOf(c: object): string | undefined {
+  const code = (c as { code_terms?: unknown }).code_terms;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { NearDuplicateFilter } from '../core/dedup.js';
-import { byId, candidateScore, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
+import { byId, candidateScore, codeTermsOf, scoreCandidate, type RankedCandidate, type RankOptions } from '../core/ranking.js';
 import { sortInSlices, WorkBudget } from '../core/slices.js';
 import type { RecallCandidate } from '../core/types.js';
 
@@ -32,7 +32,7 @@ export async function rankInSlices<T extends RecallCandidate & { blended?: numbe
   const positions = new Array<number>(candidates.length);
   for (let i = 0; i < positions.length; i++) positions[i] = i;
   const ranked = await sortInSlices(positions, order, budget);
-  const filter = ranking.deduplicate ? new NearDuplicateFilter<T & RankedCandidate>((c) => c.task) : null;
+  const filter = ranking.deduplicate ? new NearDuplicateFilter<T & RankedCandidate>((c) => c.task, undefined, codeTermsOf) : null;
   const kept: (T & RankedCandidate)[] = [];
   let comparisons = 0;
   while ((filter ? filter.size : kept.length) < ranking.keep) {

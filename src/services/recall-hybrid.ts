@@ -2,6 +2,8 @@ import { distinctTerms } from '../core/bm25.js';
 import {
   blendCandidates, blendPlan, minMaxNormalise, withBlend, type BlendedCandidate, type HybridCandidateSet,
 } from '../core/hybrid.js';
+import type { ComponentRemoval } from '../core/components.js';
+import type { RankingExtras } from '../core/hybrid.js';
 import { QUALITY_WINDOW } from '../core/quality.js';
 import { firstFetch, widenedFetch } from '../core/dedup.js';
 import type { RankedCandidate, RankOptions } from '../core/ranking.js';
@@ -11,6 +13,7 @@ import type { PatternFilter, Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 import { rankInSlices, recallBudget } from './recall-dedup.js';
 import type { OutcomeStage } from './recall-outcomes.js';
+import { currentRemoval, removalFor } from './recall-components.js';
 
 /** A ranked hybrid candidate: the blend's parts and the ranking's factors. */
 export type HybridRanked = BlendedCandidate & RankedCandidate;
@@ -42,10 +45,21 @@ export async function hybridRanking(
   const terms = distinctTerms(task);
   const first = firstFetch(need);
   const budget = recallBudget();
+  const { vectorWeight, codeWeight, ngramWeight } = deps.config.recall.ranking;
+  let removal = unit ? currentRemoval(deps, scope) : null;
   for (let k = first; ;) {
-    const set = await gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0);
+    const ask = () => gather(deps, scope, unit, terms, k, filter, evalWeighted ? QUALITY_WINDOW : 0, codeWeight, removal);
+    let set = await ask();
+    if (unit && k === first) {
+      // The project's size is known now: its principal directions (the first fit awaited, then asked again with them).
+      const fitted = await removalFor(deps, scope, set.stats.docs);
+      if (fitted !== null && removal === null) {
+        removal = fitted;
+        set = await ask();
+      }
+    }
     // Either side filling its k means that side may hold more: widen both.
-    const blended = await blendInSlices(set, task, unit, terms, deps.config.recall.ranking.vectorWeight, budget);
+    const blended = await blendInSlices(set, task, unit, terms, vectorWeight, budget, codeWeight, { removal, ngramWeight });
     // Outcomes adjust the scores before dedup (docs/behavior.md "Outcome ranking"; services/recall-outcomes.ts).
     const outcome = outcomes ? await outcomes.adjust(blended.map((c) => c.id), unit, set.stats) : undefined;
     const ranked = await rankInSlices(blended, outcome ? { ...ranking, outcome } : ranking, budget, blendOrder);
@@ -74,9 +88,11 @@ export function keywordShare(k: number): number {
 
 function gather(
   deps: ServiceDeps, scope: Scope, unit: Float32Array | null, terms: string[], k: number, filter: PatternFilter, evalWindow: number,
+  codeWeight: number, removal: ComponentRemoval | null,
 ): Promise<HybridCandidateSet> {
   const keywordK = unit ? keywordShare(k) : k;
-  return deps.storage.patterns.hybridCandidates(scope, { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow });
+  const query = { vector: unit, terms, vectorK: unit ? k : 0, keywordK, filter, evalWindow, codeWeight };
+  return deps.storage.patterns.hybridCandidates(scope, removal ? { ...query, directions: removal.directions } : query);
 }
 
 /**
@@ -87,9 +103,10 @@ function gather(
  * reference the storage contract ranks with.
  */
 export function rescore(
-  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number,
+  set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, codeWeight = 0,
+  extras: RankingExtras = {},
 ): BlendedCandidate[] {
-  const blended = blendCandidates(set, unit, terms, vectorWeight);
+  const blended = blendCandidates(set, unit, terms, vectorWeight, codeWeight, { queryText: task, ...extras });
   if (unit === null) {
     const overlap = tokenOverlap(task);
     for (const c of blended) c.similarity = overlap(c.task);
@@ -112,13 +129,25 @@ function tokenOverlap(task: string): (text: string) => number {
 /** core/hybrid.ts blendCandidates (and the keyword fallback's similarity) in slices of `budget`; unordered. */
 export async function blendInSlices(
   set: HybridCandidateSet, task: string, unit: Float32Array | null, terms: string[], vectorWeight: number, budget: WorkBudget,
+  codeWeight = 0,
+  extras: RankingExtras = {},
 ): Promise<BlendedCandidate[]> {
-  const plan = blendPlan(set, unit, terms, vectorWeight);
+  const plan = blendPlan(set, unit, terms, vectorWeight, codeWeight, { queryText: task, ...extras });
   const centred = await budget.map(set.candidates, (c) => plan.centred(c));
-  // BM25 tokenises the task: the heaviest step, counted twice.
-  const keyword = await budget.map(set.candidates, (c) => plan.keyword(c), 2);
-  const sides = { centred, keyword, vectorNorm: minMaxNormalise(centred), keywordNorm: minMaxNormalise(keyword) };
-  const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight));
+  const vector = await budget.map(set.candidates, (c) => plan.vector(c));
+  // BM25F walks the task and the code's terms: the heaviest step, counted three times.
+  const codeShare: number[] = [];
+  const keyword = await budget.map(set.candidates, (c) => {
+    const score = plan.keyword(c);
+    codeShare.push(plan.lastCodeShare());
+    return score;
+  }, 3);
+  const ngram = plan.ngramWeight > 0 ? await budget.map(set.candidates, (c) => plan.ngram(c), 2) : undefined;
+  const sides = {
+    centred, vector, keyword, codeShare, vectorNorm: minMaxNormalise(vector), keywordNorm: minMaxNormalise(keyword),
+    ngram, ngramNorm: ngram ? minMaxNormalise(ngram) : undefined,
+  };
+  const blended = await budget.map(set.candidates, (c, i) => withBlend(c, i, sides, plan.weight, plan.ngramWeight));
   if (unit === null) {
     const overlap = tokenOverlap(task);
     await budget.forRanges(blended.length, (from, to) => {

@@ -23,7 +23,9 @@ import { recallTrace } from '../core/recall-trace.js';
 import { recallCredit } from '../core/outcome-credit.js';
 
 /** A ranked candidate with whatever parts its ranking had (hybrid: the blend's; cosine: none). */
-type Ranked = RankedCandidate & { cosine?: number; centered_cosine?: number; bm25?: number; blended?: number };
+type Ranked = RankedCandidate & {
+  cosine?: number; centered_cosine?: number; residual_cosine?: number; bm25?: number; code_bm25?: number; ngram?: number; blended?: number;
+};
 
 /** 'keyword' when the embedder failed and matches were ranked by token overlap instead. */
 export type RecallMode = 'semantic' | 'keyword';
@@ -167,7 +169,10 @@ function explainOf(c: Ranked, d: TierDecision, outcome: OutcomeAdjustment | unde
   const explain: RecallExplain = {
     cosine,
     centered_cosine: c.centered_cosine ?? cosine,
+    residual_cosine: c.residual_cosine ?? c.centered_cosine ?? cosine,
     bm25: c.bm25 ?? 0,
+    code_bm25: c.code_bm25 ?? 0,
+    ngram: c.ngram ?? 0,
     blended: c.base,
     eval_factor: c.eval_factor,
     recency_factor: c.recency_factor,

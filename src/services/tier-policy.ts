@@ -81,7 +81,12 @@ function startFit(deps: ServiceDeps, scope: Scope, slot: FitSlot, docs: number):
 }
 
 function stale(fit: Fit, docs: number): boolean {
-  return Math.abs(docs - fit.docs) >= Math.max(REFIT_MIN, REFIT_SHARE * fit.docs);
+  return refitDue(fit.docs, docs);
+}
+
+/** Whether a fit made at `fittedDocs` patterns is due again at `docs` (the schedule every per-project fit follows). */
+export function refitDue(fittedDocs: number, docs: number): boolean {
+  return Math.abs(docs - fittedDocs) >= Math.max(REFIT_MIN, REFIT_SHARE * fittedDocs);
 }
 
 /**

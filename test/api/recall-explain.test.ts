@@ -14,7 +14,9 @@ const SET = JSON.parse(readFileSync(new URL('../fixtures/calibration/programming
 const TASKS = SET.clusters.slice(0, 30).map((c) => c.wordings[0]);
 /** Many recalls in a row: the rate limits are not what these tests are about. */
 const UNLIMITED = { SERVICE_RATE_LIMIT_DEFAULT: '1000000', SERVICE_RATE_LIMIT_EXPENSIVE: '1000000', SERVICE_RATE_LIMIT_PER_KEY: '1000000' };
-const EXPLAIN_KEYS = ['blended', 'bm25', 'centered_cosine', 'cosine', 'eval_factor', 'recency_factor', 'score', 'tier_rule', 'tier_threshold'];
+const EXPLAIN_KEYS = [
+  'blended', 'bm25', 'centered_cosine', 'code_bm25', 'cosine', 'eval_factor', 'ngram', 'recency_factor', 'residual_cosine', 'score', 'tier_rule', 'tier_threshold',
+];
 
 interface Explained {
   similarity: number;

@@ -7,6 +7,8 @@ import { rankCandidates } from '../../src/core/ranking.js';
 import { WorkBudget } from '../../src/core/slices.js';
 import { rankInSlices } from '../../src/services/recall-dedup.js';
 import { blendInSlices, blendOrder, rescore } from '../../src/services/recall-hybrid.js';
+import { codeTermText, codeTermsOf } from '../../src/core/code-terms.js';
+import { principalComponents } from '../../src/core/components.js';
 import { at, DIM, incompressibleWord, makePattern, pid, SCOPE_A, SCOPE_B } from './storage.contract.fixtures.js';
 
 const WORDS = ['parse', 'csv', 'file', 'sum', 'column', 'resize', 'image', 'folder', 'retry', 'http', 'request', 'backoff'];
@@ -24,6 +26,8 @@ function corpus(): { task: string; vector: Float32Array }[] {
 }
 
 const RANKING = { evalWeighted: false, deduplicate: false, keep: 100 };
+/** The first six of the fixed corpus's ranking with the project's two principal directions removed (both storages). */
+const EXPECTED_WITH_REMOVAL = ['p00000004', 'p00000024', 'p00000023', 'p00000014', 'p00000002', 'p00000017'];
 
 export function hybridContract(current: () => Storage): void {
   let storage: Storage;
@@ -189,6 +193,81 @@ export function hybridContract(current: () => Storage): void {
         for (const id of got) expect(confidential.has(id), `k=${k}: ${id}`).toBe(false);
         for (const x of scored) if (x.score > kth + 1e-9) expect(got, `k=${k}`).toContain(x.id);
       }
+    });
+
+    it('returns each candidate\'s and the mean\'s dot with the principal directions asked, and ranks with them removed in one order', async () => {
+      const directions = principalComponents((await storage.patterns.sampleVectors(SCOPE_A, 200)).map((x) => x.vector));
+      expect(directions).toHaveLength(2);
+      const set = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 50, keywordK: 50, evalWindow: 0, directions });
+      const mean = new Float64Array(DIM);
+      for (const i of items) i.vector.forEach((x, d) => (mean[d] += x / items.length));
+      expect(set.stats.mean_direction_dots).toHaveLength(2);
+      set.stats.mean_direction_dots!.forEach((x, i) => expect(x).toBeCloseTo(dot(mean, directions[i]), 5));
+      expect(set.candidates).toHaveLength(24);
+      for (const c of set.candidates) {
+        const item = items[Number(c.id.slice(1)) - 1];
+        expect(c.direction_dots).toHaveLength(2);
+        c.direction_dots!.forEach((x, i) => expect(x).toBeCloseTo(dot(item.vector, directions[i]), 5));
+      }
+      // Without directions asked: none returned.
+      const plain = await storage.patterns.hybridCandidates(SCOPE_A, { vector: query.vector, terms, vectorK: 5, keywordK: 5, evalWindow: 0 });
+      expect(plain.stats.mean_direction_dots ?? null).toBeNull();
+      for (const c of plain.candidates) expect(c.direction_dots ?? null).toBeNull();
+      // The ranking with the directions removed (weight 0.5), the same on every storage; tiers' centred cosine unchanged.
+      const removal = { directions, vectorWeight: 0.5 };
+      const ranked = rankCandidates(rescore(set, query.task, query.vector, terms, 0.7, 1, { removal }), RANKING);
+      const reversed = rankCandidates(rescore({ ...set, candidates: [...set.candidates].reverse() }, query.task, query.vector, terms, 0.7, 1, { removal }), RANKING);
+      expect(ranked.map((c) => c.id)).toEqual(reversed.map((c) => c.id));
+      expect(ranked.slice(0, 6).map((c) => c.id)).toEqual(EXPECTED_WITH_REMOVAL);
+      const centred = rescore(set, query.task, query.vector, terms, 0.7, 1);
+      for (const c of ranked) expect(c.centered_cosine).toBe(centred.find((x) => x.id === c.id)!.centered_cosine);
+    });
+
+    it('reads the stored code as a second keyword field: BM25F candidates, figures and one order on every storage', async () => {
+      const scope = { tenant_id: SCOPE_A.tenant_id, project_id: 'code-field' };
+      const codes = [
+        'def parseCsvColumn(path):\n    # sum the totals\n    return sum(float(r["amount"]) for r in csv.DictReader(open(path)))',
+        'import requests\ndef fetch_with_retry(url, attempts=3):\n    return requests.get(url)  # HTTPBackoff later',
+        'from PIL import Image\ndef resize_image(path, size):\n    return Image.open(path).resize(size)',
+        'def sum_column(rows, name):\n    return sum(r[name] for r in rows)',
+      ];
+      const tasks = ['read the ledger file', 'call the service again when it fails', 'make the picture smaller', 'add up one field of every row'];
+      for (const [i, code] of codes.entries()) {
+        await storage.patterns.insert(scope, makePattern(400 + i, { task: tasks[i], code }), items[i].vector);
+      }
+      const queryTerms = distinctTerms('sum amount column csv');
+      // Words found only in code: no candidate without the code field, BM25F finds them with it.
+      const taskOnly = await storage.patterns.hybridCandidates(scope, { vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0 });
+      expect(taskOnly.candidates).toEqual([]);
+      const set = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(set.stats.docs).toBe(4);
+      expect(set.stats.totalTerms).toBe(tasks.reduce((n, t) => n + termsOf(t).length, 0));
+      expect(set.stats.totalCodeTerms).toBe(codes.reduce((n, c) => n + codeTermsOf(c).length, 0));
+      // Document frequency over task or code.
+      const docsWith = (term: string) => codes.filter((c, i) => codeTermsOf(c).includes(term) || termsOf(tasks[i]).includes(term)).length;
+      for (const term of queryTerms) expect(set.stats.df.get(term), term).toBe(docsWith(term));
+      expect(new Set(set.candidates.map((c) => c.id))).toEqual(new Set([pid(400), pid(403)]));
+      for (const c of set.candidates) expect(c.code_terms).toBe(codeTermText(codes[Number(c.id.slice(1)) - 400]));
+      expect(set.candidates.find((c) => c.id === pid(400))!.code_terms.split(' ').slice(0, 5)).toEqual(['def', 'parse', 'csv', 'column', 'path']);
+      const ranked = rankCandidates(rescore(set, 'sum amount column csv', null, queryTerms, 0.5, 1), RANKING);
+      expect(ranked.map((c) => c.id)).toEqual([pid(400), pid(403)]);
+      expect(ranked[0].code_bm25).toBe(ranked[0].bm25);
+
+      // A code change follows (learn's replace): the old code's words find nothing, the new ones do.
+      await storage.patterns.update(scope, makePattern(403, { task: tasks[3], code: 'def total(xs):\n    return xs' }), items[3].vector);
+      const after = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(after.candidates.map((c) => c.id)).toEqual([pid(400)]);
+      expect(after.stats.totalCodeTerms).toBe([...codes.slice(0, 3), 'def total(xs):\n    return xs'].reduce((n, c) => n + codeTermsOf(c).length, 0));
+      await storage.patterns.delete(scope, pid(400));
+      const gone = await storage.patterns.hybridCandidates(scope, {
+        vector: null, terms: queryTerms, vectorK: 0, keywordK: 10, evalWindow: 0, codeWeight: 1,
+      });
+      expect(gone.candidates).toEqual([]);
+      expect(gone.stats.df.get('csv') ?? 0).toBe(0);
     });
 
     it('follows deletes and task or vector replacements', async () => {

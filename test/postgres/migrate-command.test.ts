@@ -38,11 +38,11 @@ describe.skipIf(!hasPg)('service migrate', () => {
     useDatabase(db.url);
     const before = await cli(['migrate', 'status']);
     expect(before.code).toBe(0);
-    expect(JSON.parse(before.stdout)).toMatchObject({ current: null, pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'] });
+    expect(JSON.parse(before.stdout)).toMatchObject({ current: null, pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0013_code_keyword_field', '0014_shared_rate_limits'] });
 
     const up = await cli(['migrate', 'up'], { tty: true });
     expect(up).toMatchObject({ code: 0, stderr: '' });
-    expect(up.stdout).toBe('applying 0001_init\napplying 0002_pattern_counts\napplying 0003_fast_recall\napplying 0004_reference_pattern_ids\napplying 0006_billing\napplying 0007_hybrid_recall\napplying 0008_keyword_postings\napplying 0009_keyword_term_cap\napplying 0010_recall_outcomes\napplying 0011_evaluation_runs\napplying 0012_judge_cache\napplying 0014_shared_rate_limits\napplied 12 migrations: database is at 0014_shared_rate_limits\n');
+    expect(up.stdout).toBe('applying 0001_init\napplying 0002_pattern_counts\napplying 0003_fast_recall\napplying 0004_reference_pattern_ids\napplying 0006_billing\napplying 0007_hybrid_recall\napplying 0008_keyword_postings\napplying 0009_keyword_term_cap\napplying 0010_recall_outcomes\napplying 0011_evaluation_runs\napplying 0012_judge_cache\napplying 0013_code_keyword_field\napplying 0014_shared_rate_limits\napplied 13 migrations: database is at 0014_shared_rate_limits\n');
 
     const again = await cli(['migrate', 'up'], { tty: true });
     expect(again.stdout).toBe('nothing to apply: database is at 0014_shared_rate_limits\n');
@@ -61,15 +61,15 @@ describe.skipIf(!hasPg)('service migrate', () => {
     expect(down.code).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({
       direction: 'down',
-      reverted: ['0014_shared_rate_limits', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0001_init'],
+      reverted: ['0014_shared_rate_limits', '0013_code_keyword_field', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts', '0001_init'],
       current: null,
-      pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'],
+      pending: ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0013_code_keyword_field', '0014_shared_rate_limits'],
     });
     const tables = await adminQuery("SELECT to_regclass('patterns')::text AS t", [], db.url);
     expect(tables.rows[0].t).toBeNull();
 
     const upJson = await cli(['migrate', 'up', '--to', '0001_init']);
-    expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: ['0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'] });
+    expect(JSON.parse(upJson.stdout)).toEqual({ direction: 'up', applied: ['0001_init'], current: '0001_init', pending: ['0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0013_code_keyword_field', '0014_shared_rate_limits'] });
   });
 
   it('up --dry-run prints the pending SQL and applies nothing; status --check fails while anything is pending', async () => {

@@ -7,13 +7,14 @@ import {
   defaultMigrationsDir, migrateDown, migrateUp, migrationStatus,
 } from '../../src/adapters/migrations/index.js';
 import { keywordTermsOf } from '../../src/core/bm25.js';
+import { codeTermsOf } from '../../src/core/code-terms.js';
 import { incompressibleWord } from '../contract/storage.contract.fixtures.js';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/pg.js';
 
 const hasPg = await requirePostgres('migrations');
 
 /** Every revision in migrations/, in order. */
-const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0014_shared_rate_limits'];
+const ALL = ['0001_init', '0002_pattern_counts', '0003_fast_recall', '0004_reference_pattern_ids', '0006_billing', '0007_hybrid_recall', '0008_keyword_postings', '0009_keyword_term_cap', '0010_recall_outcomes', '0011_evaluation_runs', '0012_judge_cache', '0013_code_keyword_field', '0014_shared_rate_limits'];
 const LATEST = ALL[ALL.length - 1];
 
 const EXPECTED_TABLES = [
@@ -95,6 +96,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
 
     expect(await migrateDown(pool)).toEqual(['0014_shared_rate_limits']);
     expect(await tables(pool)).not.toContain('rate_limit_windows');
+    expect(await migrateDown(pool)).toEqual(['0013_code_keyword_field']);
     expect(await migrateDown(pool)).toEqual(['0012_judge_cache']);
     expect(await tables(pool)).not.toContain('judge_cache');
     expect(await migrateDown(pool)).toEqual(['0011_evaluation_runs']);
@@ -276,6 +278,55 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     expect(stats.rows).toEqual([{ docs: '3', total_terms: '5', long_terms: 0 }]);
   });
 
+  it('0013: the code as a second keyword field: the same terms as core codeTermsOf, existing rows backfilled, down restores 0009', async () => {
+    const insert = (id: string, task: string, code: string) => pool.query(
+      `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
+       VALUES ('t', 'p', $1, $2, $3, 5, 5, now(), now(), 3, '[1,0,0]')`,
+      [id, task, code],
+    );
+    const codes = [
+      'def parseCsvColumn(path):\n    return HTTPServer.get_all("Total amount")  # sum it',
+      'x = utf8Decode(b"caf\u00e9 na\u00efve")\nXMLHttpRequest aBCd ABC snake_case_name __init__',
+      `${'w'.repeat(300)} ${Array.from({ length: 200 }, (_, i) => `t${i}`).join(' ')}`,
+      '',
+    ];
+    await migrateUp(pool, { to: '0009' });
+    await insert('a1', 'parse a file', codes[0]);
+    await insert('a2', 'decode it', codes[1]);
+    const derived = async () => ({
+      doc: (await pool.query('SELECT docs::int, total_terms::int, total_code_terms::int FROM recall_doc_stats')).rows,
+      df: (await pool.query('SELECT term, df::int FROM recall_term_stats ORDER BY term')).rows.map((r) => `${r.term}:${r.df}`),
+      postings: (await pool.query("SELECT pattern_id || ':' || field || ':' || term || ':' || tf || '/' || len AS p FROM recall_postings ORDER BY 1")).rows.map((r) => r.p),
+    });
+    expect(await migrateUp(pool)).toEqual(['0013_code_keyword_field']);
+    // Rows stored before: backfilled as the triggers would have written them.
+    const backfilled = await derived();
+    await pool.query('DELETE FROM patterns');
+    await insert('a1', 'parse a file', codes[0]);
+    await insert('a2', 'decode it', codes[1]);
+    expect(await derived()).toEqual(backfilled);
+    expect(backfilled.doc).toEqual([{ docs: 2, total_terms: 5, total_code_terms: codeTermsOf(codes[0]).length + codeTermsOf(codes[1]).length }]);
+    // Over task or code: a term in both fields of one pattern counts once; one in code alone counts.
+    expect(backfilled.df).toEqual(expect.arrayContaining(['parse:1', 'csv:1', 'decode:1', 'file:1']));
+    expect(backfilled.postings).toContain('a1:1:csv:1/' + codeTermsOf(codes[0]).length);
+    await insert('a3', 'long', codes[2]);
+    await insert('a4', 'empty', codes[3]);
+    for (const [i, code] of codes.entries()) {
+      const { rows } = await pool.query<{ code_terms: string[] }>('SELECT code_terms FROM patterns WHERE id = $1', [`a${i + 1}`]);
+      expect(rows[0].code_terms, code.slice(0, 40)).toEqual(codeTermsOf(code));
+    }
+    // A code change re-indexes the row's code postings and figures.
+    await pool.query("UPDATE patterns SET code = 'def total(xs): return xs' WHERE id = 'a1'");
+    const changed = await derived();
+    expect(changed.postings.filter((p) => p.startsWith('a1:1:'))).toEqual(['a1:1:def:1/5', 'a1:1:return:1/5', 'a1:1:total:1/5', 'a1:1:xs:2/5']);
+    expect(changed.df).not.toContain('csv:1');
+    expect(await migrateDown(pool)).toEqual(['0013_code_keyword_field']);
+    expect((await pool.query('SELECT count(*)::int AS n FROM recall_postings')).rows[0].n).toBe(
+      (await pool.query('SELECT sum((SELECT count(DISTINCT t) FROM unnest(terms) t))::int AS n FROM patterns')).rows[0].n,
+    );
+    expect((await pool.query("SELECT df::int FROM recall_term_stats WHERE term = 'parse'")).rows).toEqual([{ df: 1 }]);
+  });
+
   it('0004: pattern ids of the reference shape (both cases, _ and -) are accepted; dots and slashes still are not', async () => {
     const insert = (id: string) => pool.query(
       `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
@@ -359,7 +410,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       expect(await migrateDown(pool, { dir })).toEqual(['0099_extra']);
       expect((await migrationStatus(pool, { dir })).current).toBe(LATEST);
       await migrateUp(pool, { dir });
-      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0014_shared_rate_limits', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
+      expect(await migrateDown(pool, { dir, to: '0001_init' })).toEqual(['0099_extra', '0014_shared_rate_limits', '0013_code_keyword_field', '0012_judge_cache', '0011_evaluation_runs', '0010_recall_outcomes', '0009_keyword_term_cap', '0008_keyword_postings', '0007_hybrid_recall', '0006_billing', '0004_reference_pattern_ids', '0003_fast_recall', '0002_pattern_counts']);
       expect(await tables(pool)).not.toContain('extra');
       expect(await tables(pool)).toContain('patterns');
     });

@@ -46,7 +46,7 @@ describe.skipIf(!hasPg)('PostgreSQL storage specifics', () => {
       await pool.end();
       const url = withSearchPath(db.url, 'empty_one');
       await expect(createPostgresStorage(pgConfig(url))).rejects.toThrow(
-        /database schema is outdated \(current: none, latest: 0014_shared_rate_limits; pending: 0001_init, 0002_pattern_counts, 0003_fast_recall, 0004_reference_pattern_ids, 0006_billing, 0007_hybrid_recall, 0008_keyword_postings, 0009_keyword_term_cap, 0010_recall_outcomes, 0011_evaluation_runs, 0012_judge_cache, 0014_shared_rate_limits\): run `service migrate up`/,
+        /database schema is outdated \(current: none, latest: 0014_shared_rate_limits; pending: 0001_init, 0002_pattern_counts, 0003_fast_recall, 0004_reference_pattern_ids, 0006_billing, 0007_hybrid_recall, 0008_keyword_postings, 0009_keyword_term_cap, 0010_recall_outcomes, 0011_evaluation_runs, 0012_judge_cache, 0013_code_keyword_field, 0014_shared_rate_limits\): run `service migrate up`/,
       );
     });
 

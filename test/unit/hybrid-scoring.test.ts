@@ -87,7 +87,7 @@ describe('centring and blend (core/hybrid.ts)', () => {
 
   it('blends the normalised sides by the vector weight, and uses BM25 alone without a query vector', () => {
     const c = (id: string, task: string, cosine: number): HybridCandidate => ({
-      id, task, cosine, similarity: cosine, mean_dot: 0.1, recent_evals: [], updated_at: '2026-01-01T00:00:00Z',
+      id, task, cosine, similarity: cosine, mean_dot: 0.1, code_terms: '', recent_evals: [], updated_at: '2026-01-01T00:00:00Z',
     });
     const set = {
       candidates: [c('a', 'sum a csv column', 0.9), c('b', 'resize images', 0.5), c('c', 'csv', 0.7)],

@@ -40,6 +40,7 @@ function candidates(n: number, seed: number): HybridCandidate[] {
       similarity: Math.max(0, cosine),
       cosine,
       mean_dot: i % 5 === 0 ? null : Math.round(next() * 4) / 8,
+      code_terms: i % 2 === 0 ? '' : `def ${words[0]} ${words[2]}`,
       recent_evals: i % 4 === 0 ? [] : [Math.floor(next() * 11), Math.floor(next() * 11)],
       updated_at: new Date(Date.UTC(2025, 0, 1 + (i % 7))).toISOString(),
     };
@@ -125,9 +126,9 @@ describe('recall ranking in slices', () => {
     for (const queryUnit of [unit, null]) {
       for (const opts of options) {
         const { budget } = countingBudget(16);
-        const blended = await blendInSlices(set, 'parse the csv column', queryUnit, terms, 0.65, budget);
+        const blended = await blendInSlices(set, 'parse the csv column', queryUnit, terms, 0.65, budget, 1);
         const sliced = await rankInSlices(blended, opts, budget, blendOrder);
-        const reference = rankCandidates(rescore(set, 'parse the csv column', queryUnit, terms, 0.65), opts, blendOrder).slice(0, opts.keep);
+        const reference = rankCandidates(rescore(set, 'parse the csv column', queryUnit, terms, 0.65, 1), opts, blendOrder).slice(0, opts.keep);
         expect(sliced).toEqual(reference);
       }
     }

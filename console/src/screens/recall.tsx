@@ -7,7 +7,7 @@ import { CopyButton, ErrorBox, Loading, Section, fmtFixed, useLoad } from '../ui
 const FIELDS = ['task', 'limit', 'classification', 'min_score', 'recency_weight', 'deduplicate', 'eval_weighted'] as const;
 type Params = Partial<Record<(typeof FIELDS)[number], string>>;
 
-const EXPLAIN_PARTS: (keyof Explain)[] = ['cosine', 'centered_cosine', 'bm25', 'blended', 'eval_factor', 'recency_factor', 'score'];
+const EXPLAIN_PARTS: (keyof Explain)[] = ['cosine', 'centered_cosine', 'residual_cosine', 'bm25', 'code_bm25', 'ngram', 'blended', 'eval_factor', 'recency_factor', 'score'];
 
 function paramsOf(route: Route): Params {
   const params: Params = {};

@@ -83,13 +83,16 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   if (query.vector) assertVector(query.vector);
   const unit = query.vector ? normalized(query.vector) : null;
   const dim = unit?.length ?? state?.index.dimension ?? 0;
-  const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, df: new Map<string, number>() };
+  const keywordStats = state?.keywords.stats(query.terms) ?? { docs: 0, totalTerms: 0, totalCodeTerms: 0, df: new Map<string, number>() };
   const mean = state && dim > 0 ? state.vectorMean.mean(dim) : null;
+  // The principal directions ranking removes (core/components.ts): each candidate's and the mean's dot with them.
+  const directions = unit && query.directions ? query.directions.filter((u) => u.length === dim) : [];
   const stats = {
     ...keywordStats,
     vectors: mean ? state!.vectorMean.count : 0,
     query_mean_dot: mean && unit ? dot(unit, mean) : null,
     mean_norm2: mean ? state!.vectorMean.norm2() : null,
+    mean_direction_dots: mean && directions.length > 0 ? directions.map((u) => dot(mean, u)) : null,
   };
   if (!state) return { candidates: [], stats };
   const budget = searchBudget();
@@ -101,7 +104,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   }, SET_COST);
   const accept = hasFilter(query.filter) ? (id: string) => matches(state.patterns.get(id)!, query.filter) : undefined;
   // Unordered: the candidates' order plays no part in their blend or ranking.
-  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget);
+  const keywordHits = await state.keywords.topInSlices(query.terms, Math.floor(query.keywordK), accept, budget, query.codeWeight ?? 0);
   const keywordOnly: string[] = [];
   await budget.forRanges(keywordHits.length, (from, to) => {
     for (let i = from; i < to; i++) if (!seen.has(keywordHits[i].id)) keywordOnly.push(keywordHits[i].id);
@@ -111,10 +114,15 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const total = scanned.length + keywordOnly.length;
   // The keyword-only candidates' cosines in one go (the scan gave the nearest ones theirs).
   const keywordCosines = unit ? state.index.cosinesOf(unit, keywordOnly) : null;
+  const idAt = (i: number) => (i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length]);
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(total, (from, to) => {
+    // The slice's dots with each direction, one kernel pass per direction (0 for a row with no vector).
+    const directionDots = directions.length > 0 && mean
+      ? directions.map((u) => state.index.cosinesOf(u, Array.from({ length: to - from }, (_, j) => idAt(from + j))))
+      : [];
     for (let i = from; i < to; i++) {
-      const id = i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length];
+      const id = idAt(i);
       const record = state.patterns.get(id);
       if (!record) continue;
       const cosine = i < scanned.length ? scanned[i].score : (keywordCosines?.[i - scanned.length] ?? 0);
@@ -127,11 +135,13 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         similarity: clamp01(cosine),
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
+        code_terms: state.keywords.codeTermsOf(id),
+        direction_dots: directionDots.length > 0 ? directionDots.map((d) => d[i - from]) : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });
     }
-  }, 2);
+  }, 2 + directions.length);
   return { candidates, stats };
 }
 

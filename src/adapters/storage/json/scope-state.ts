@@ -66,7 +66,7 @@ export class ScopeState {
         const known = this.patterns.get(op.p.id);
         const rec = known ? { ...op.p, id: known.id } : { ...op.p };
         this.patterns.set(rec.id, rec);
-        this.keywords.set(rec.id, rec.task);
+        this.keywords.set(rec.id, rec.task, rec.code);
         if (unitVector !== undefined) this.setVector(rec.id, rec, unitVector);
         else this.index.setItem(rec.id, rec);
         return;

@@ -1,4 +1,7 @@
-import { BM25_B, BM25_K1, averageLength, idf, keywordTermsOf, selectiveTerms, termCounts, type Bm25Stats } from '../../../../core/bm25.js';
+import {
+  BM25_B, BM25_K1, averageCodeLength, averageLength, idf, keywordTermsOf, selectiveTerms, termCounts, type Bm25Stats,
+} from '../../../../core/bm25.js';
+import { codeTermsOf } from '../../../../core/code-terms.js';
 import type { WorkBudget } from '../../../../core/slices.js';
 import { IndexTopK } from './index-top-k.js';
 import { TopRows } from './top-rows.js';
@@ -18,29 +21,37 @@ export interface KeywordHit {
 }
 
 /**
- * One term's documents: parallel arrays of slot and term frequency, grown by doubling, and
- * each document's BM25 contribution for this term as last computed, with the index generation
- * it was computed for (-1: never). A contribution depends on the project's size and average
- * length, so any change to the index makes every cached one stale.
+ * One term's documents (those holding it in their task or their code: its size is the term's
+ * document frequency): parallel arrays of slot, task term frequency and code term frequency,
+ * grown by doubling, and each document's BM25F contribution for this term as last computed,
+ * with the index generation and code weight it was computed for (-1: never). A contribution
+ * depends on the project's size and average lengths, so any change to the index makes every
+ * cached one stale.
  */
 class Posting {
   slots = new Int32Array(4);
   tfs = new Float64Array(4);
+  codeTfs = new Float64Array(4);
   size = 0;
   contributions = new Float64Array(0);
   contributionsGeneration = -1;
+  contributionsCodeWeight = -1;
 
-  add(slot: number, tf: number): void {
+  add(slot: number, tf: number, codeTf: number): void {
     if (this.size === this.slots.length) {
       const slots = new Int32Array(this.size * 2);
       slots.set(this.slots);
       const tfs = new Float64Array(this.size * 2);
       tfs.set(this.tfs);
+      const codeTfs = new Float64Array(this.size * 2);
+      codeTfs.set(this.codeTfs);
       this.slots = slots;
       this.tfs = tfs;
+      this.codeTfs = codeTfs;
     }
     this.slots[this.size] = slot;
     this.tfs[this.size] = tf;
+    this.codeTfs[this.size] = codeTf;
     this.size++;
   }
 
@@ -51,11 +62,13 @@ class Posting {
     this.size--;
     this.slots[at] = this.slots[this.size];
     this.tfs[at] = this.tfs[this.size];
+    this.codeTfs[at] = this.codeTfs[this.size];
   }
 }
 
 /**
- * In-memory inverted index over one scope's task texts (hybrid recall's keyword side), kept
+ * In-memory inverted index over one scope's task texts and code terms (hybrid recall's keyword
+ * side, BM25F over both fields; core/code-terms.ts), kept
  * by ScopeState.apply, so replaying the journal rebuilds it and every learn, import and delete
  * maintains it. Each document gets a small integer slot; postings are typed arrays of slots
  * and term frequencies, and a query adds into one Float64Array, then keeps its k best in a heap.
@@ -65,9 +78,14 @@ export class KeywordIndex {
   private readonly slotOf = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly tasks: string[] = [];
+  private readonly codes: string[] = [];
+  /** Each slot's code terms as one text (core/code-terms.ts codeTermText), as candidates carry them. */
+  private readonly codeTexts: string[] = [];
   private lengths = new Float64Array(256);
+  private codeLengths = new Float64Array(256);
   private readonly freeSlots: number[] = [];
   private totalTerms = 0;
+  private totalCodeTerms = 0;
   private scores = new Float64Array(256);
   private touched = new Int32Array(256);
   /** Bumped by every change: a posting's cached contributions are valid for one generation. */
@@ -79,44 +97,66 @@ export class KeywordIndex {
     return this.slotOf.size;
   }
 
-  /** Indexes (or re-indexes) the task of `id`; unchanged text costs one lookup. */
-  set(id: string, task: string): void {
+  /** Indexes (or re-indexes) the task and code of `id`; unchanged text costs one lookup. */
+  set(id: string, task: string, code = ''): void {
     const existing = this.slotOf.get(id);
     if (existing !== undefined) {
-      if (this.tasks[existing] === task) return;
+      if (this.tasks[existing] === task && this.codes[existing] === code) return;
       this.remove(id);
     }
     this.generation++;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.lengths.length) this.grow(slot + 1);
     const terms = keywordTermsOf(task);
+    const codeTerms = codeTermsOf(code);
     this.slotOf.set(id, slot);
     this.ids[slot] = id;
     this.tasks[slot] = task;
+    this.codes[slot] = code;
+    this.codeTexts[slot] = codeTerms.join(' ');
     this.lengths[slot] = terms.length;
+    this.codeLengths[slot] = codeTerms.length;
     this.totalTerms += terms.length;
-    for (const [term, tf] of termCounts(terms)) {
-      let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Posting()));
-      posting.add(slot, tf);
-    }
+    this.totalCodeTerms += codeTerms.length;
+    const taskCounts = termCounts(terms);
+    const codeCounts = termCounts(codeTerms);
+    for (const [term, tf] of taskCounts) this.posting(term).add(slot, tf, codeCounts.get(term) ?? 0);
+    for (const [term, codeTf] of codeCounts) if (!taskCounts.has(term)) this.posting(term).add(slot, 0, codeTf);
+  }
+
+  private posting(term: string): Posting {
+    let posting = this.postings.get(term);
+    if (!posting) this.postings.set(term, (posting = new Posting()));
+    return posting;
   }
 
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.generation++;
-    for (const term of new Set(keywordTermsOf(this.tasks[slot]))) {
+    const terms = new Set(keywordTermsOf(this.tasks[slot]));
+    for (const term of keywordTermsOf(this.codeTexts[slot])) terms.add(term);
+    for (const term of terms) {
       const posting = this.postings.get(term);
       posting?.remove(slot);
       if (posting?.size === 0) this.postings.delete(term);
     }
     this.totalTerms -= this.lengths[slot];
+    this.totalCodeTerms -= this.codeLengths[slot];
     this.slotOf.delete(id);
     this.ids[slot] = '';
     this.tasks[slot] = '';
+    this.codes[slot] = '';
+    this.codeTexts[slot] = '';
     this.lengths[slot] = 0;
+    this.codeLengths[slot] = 0;
     this.freeSlots.push(slot);
+  }
+
+  /** The code terms of `id` as one text ('' for an unknown id or no code): what its hybrid candidate carries. */
+  codeTermsOf(id: string): string {
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? '' : this.codeTexts[slot];
   }
 
   /**
@@ -129,7 +169,7 @@ export class KeywordIndex {
     if (last !== null && last.terms === terms && last.generation === this.generation) return last.stats;
     const df = new Map<string, number>();
     for (const t of terms) df.set(t, this.postings.get(t)?.size ?? 0);
-    const stats = { docs: this.docs, totalTerms: this.totalTerms, df };
+    const stats = { docs: this.docs, totalTerms: this.totalTerms, totalCodeTerms: this.totalCodeTerms, df };
     this.lastStats = { terms, generation: this.generation, stats };
     return stats;
   }
@@ -140,15 +180,15 @@ export class KeywordIndex {
    * `ordered: false` skips that last sort (hybrid recall orders its candidates itself, and
    * at a deep offset k is the whole scope).
    */
-  top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true): KeywordHit[] {
+  top(terms: readonly string[], k: number, accept?: (id: string) => boolean, ordered = true, codeWeight = 0): KeywordHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
     const { selected, postings } = this.selectedPostings(terms, stats);
     // Positive scores only: an untouched slot scores 0 (every contribution is > 0).
     const heap = new IndexTopK(k, this.ids, Number.MIN_VALUE);
     // Terms are added in query order in both paths, so every sum is the same to the last bit.
-    if (postings * DENSE_SHARE >= this.ids.length) this.addDense(selected, stats, heap, accept);
-    else this.addSparse(selected, stats, heap, accept);
+    if (postings * DENSE_SHARE >= this.ids.length) this.addDense(selected, stats, codeWeight, heap, accept);
+    else this.addSparse(selected, stats, codeWeight, heap, accept);
     if (ordered) return heap.sorted().map(({ index, score }) => ({ id: this.ids[index], score }));
     const { rows, scores } = heap.selected();
     return Array.from(rows, (slot, i) => ({ id: this.ids[slot], score: scores[i] }));
@@ -158,10 +198,10 @@ export class KeywordIndex {
    * Few postings: each first touch of a slot is remembered, and only those slots are offered.
    * Every touch tests whether the slot was touched before, a branch the CPU cannot predict.
    */
-  private addSparse(selected: Posting[], stats: Bm25Stats, heap: IndexTopK, accept?: (id: string) => boolean): void {
+  private addSparse(selected: Posting[], stats: Bm25Stats, codeWeight: number, heap: IndexTopK, accept?: (id: string) => boolean): void {
     const scores = this.scores;
     const touched = this.touched;
-    const touchedCount = this.sumTouched(selected, stats);
+    const touchedCount = this.sumTouched(selected, stats, codeWeight);
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i];
       const score = scores[slot];
@@ -177,10 +217,10 @@ export class KeywordIndex {
    * untouched, 0), so the walk's branch is predictable; a slot at the floor may still enter
    * on a smaller id, which the heap decides. The scores are cleared in one fill.
    */
-  private addDense(selected: Posting[], stats: Bm25Stats, heap: IndexTopK, accept?: (id: string) => boolean): void {
+  private addDense(selected: Posting[], stats: Bm25Stats, codeWeight: number, heap: IndexTopK, accept?: (id: string) => boolean): void {
     const scores = this.scores;
     for (const posting of selected) {
-      const contributions = this.contributionsOf(posting, stats);
+      const contributions = this.contributionsOf(posting, stats, codeWeight);
       const { slots, size } = posting;
       for (let i = 0; i < size; i++) scores[slots[i]] += contributions[i];
     }
@@ -209,19 +249,21 @@ export class KeywordIndex {
    * chosen in slices; a document deleted meanwhile is dropped by the caller, which reads
    * every candidate's record after.
    */
-  async topInSlices(terms: readonly string[], k: number, accept: ((id: string) => boolean) | undefined, budget: WorkBudget): Promise<KeywordHit[]> {
+  async topInSlices(
+    terms: readonly string[], k: number, accept: ((id: string) => boolean) | undefined, budget: WorkBudget, codeWeight = 0,
+  ): Promise<KeywordHit[]> {
     if (k <= 0 || this.docs === 0) return [];
     const stats = this.stats(terms);
     const { selected, postings: added } = this.selectedPostings(terms, stats);
     // Few postings: top's one go (a fraction of a millisecond) costs less than slicing. Charged all the same.
     if (added / SUMS_PER_UNIT + k <= budget.perTurn) {
-      const hits = this.top(terms, k, accept, false);
+      const hits = this.top(terms, k, accept, false, codeWeight);
       if (budget.charge(added / SUMS_PER_UNIT + hits.length)) await budget.handBack();
       return hits;
     }
     const scores = this.scores;
     const touched = this.touched;
-    const touchedCount = this.sumTouched(selected, stats);
+    const touchedCount = this.sumTouched(selected, stats, codeWeight);
     const found = new Float64Array(touchedCount);
     const ids = new Array<string>(touchedCount);
     for (let i = 0; i < touchedCount; i++) {
@@ -263,14 +305,16 @@ export class KeywordIndex {
    * Adds the postings' contributions into `scores`, noting each slot's first touch in
    * `touched`; returns how many slots were touched (the caller reads and clears them).
    */
-  private sumTouched(selected: Posting[], stats: Bm25Stats): number {
+  private sumTouched(selected: Posting[], stats: Bm25Stats, codeWeight: number): number {
     const scores = this.scores;
     const touched = this.touched;
     let touchedCount = 0;
     for (const posting of selected) {
-      const contributions = this.contributionsOf(posting, stats);
+      const contributions = this.contributionsOf(posting, stats, codeWeight);
       const { slots, size } = posting;
       for (let i = 0; i < size; i++) {
+        // A code-only posting adds 0 without the code field: it must not count as a touch.
+        if (contributions[i] === 0) continue;
         const slot = slots[i];
         if (scores[slot] === 0) touched[touchedCount++] = slot;
         scores[slot] += contributions[i];
@@ -280,26 +324,41 @@ export class KeywordIndex {
   }
 
   /**
-   * Each document's BM25 contribution for the posting's term: termScore(idf, tf, len, avg)
-   * with the length norm split into two constants. Recall after recall asks for the same few
-   * terms while the project does not change, so the contributions are kept until it does:
-   * the query then only adds them up (the division per document was most of this search).
+   * Each document's BM25F contribution for the posting's term (core/bm25.ts fieldTermScore):
+   * a document without the term in its code (or a code weight of 0) gets termScore(idf, tf,
+   * len, avg) with the length norm split into two constants; one with it, the fields'
+   * normalised frequencies summed and saturated once. Recall after recall asks for the same
+   * few terms while the project does not change, so the contributions are kept until it does
+   * (or the code weight differs): the query then only adds them up (the division per document
+   * was most of this search).
    */
-  private contributionsOf(posting: Posting, stats: Bm25Stats): Float64Array {
-    if (posting.contributionsGeneration === this.generation) return posting.contributions;
+  private contributionsOf(posting: Posting, stats: Bm25Stats, codeWeight: number): Float64Array {
+    if (posting.contributionsGeneration === this.generation && posting.contributionsCodeWeight === codeWeight) return posting.contributions;
     const avg = averageLength(stats);
+    const avgCode = averageCodeLength(stats);
     const normBase = BM25_K1 * (1 - BM25_B);
     const normPerTerm = avg > 0 ? (BM25_K1 * BM25_B) / avg : 0;
-    const weight = idf(posting.size, stats.docs) * (BM25_K1 + 1);
-    const { slots, tfs, size } = posting;
+    const termIdf = idf(posting.size, stats.docs);
+    const weight = termIdf * (BM25_K1 + 1);
+    const { slots, tfs, codeTfs, size } = posting;
     if (posting.contributions.length < size) posting.contributions = new Float64Array(posting.slots.length);
     const out = posting.contributions;
     const lengths = this.lengths;
+    const codeLengths = this.codeLengths;
     for (let i = 0; i < size; i++) {
       const tf = tfs[i];
-      out[i] = (weight * tf) / (tf + (avg > 0 ? normBase + normPerTerm * lengths[slots[i]] : BM25_K1));
+      const codeTf = codeTfs[i];
+      if (codeTf > 0 && codeWeight > 0) {
+        const x = (tf > 0 ? tf / (avg > 0 ? 1 - BM25_B + (BM25_B * lengths[slots[i]]) / avg : 1) : 0)
+          + codeWeight * (codeTf / (avgCode > 0 ? 1 - BM25_B + (BM25_B * codeLengths[slots[i]]) / avgCode : 1));
+        out[i] = (weight * x) / (x + BM25_K1);
+      } else {
+        // A code-only posting scores 0 without the code field: no candidate by it (0 never enters the heap).
+        out[i] = tf > 0 ? (weight * tf) / (tf + (avg > 0 ? normBase + normPerTerm * lengths[slots[i]] : BM25_K1)) : 0;
+      }
     }
     posting.contributionsGeneration = this.generation;
+    posting.contributionsCodeWeight = codeWeight;
     return out;
   }
 
@@ -309,6 +368,9 @@ export class KeywordIndex {
     const lengths = new Float64Array(size);
     lengths.set(this.lengths);
     this.lengths = lengths;
+    const codeLengths = new Float64Array(size);
+    codeLengths.set(this.codeLengths);
+    this.codeLengths = codeLengths;
     this.scores = new Float64Array(size);
     this.touched = new Int32Array(size);
   }
