@@ -32,6 +32,11 @@ export function newId(now: Date): string {
   return ms.toString(36).padStart(TIME_WIDTH, '0') + seq.toString(36).padStart(SEQ_WIDTH, '0') + randomSuffix();
 }
 
+/** When an id from newId was minted (ms since the epoch); NaN for anything else. */
+export function mintedAt(id: string): number {
+  return /^[0-9a-z]{18}$/.test(id) ? parseInt(id.slice(0, TIME_WIDTH), 36) : Number.NaN;
+}
+
 function randomSuffix(): string {
   const n = randomBytes(4).readUInt32BE(0) % 36 ** RANDOM_WIDTH;
   return n.toString(36).padStart(RANDOM_WIDTH, '0');

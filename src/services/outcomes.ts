@@ -6,6 +6,7 @@ import { DAY_MS } from '../core/retention.js';
 import type { Role, Scope } from '../core/types.js';
 import type { OutcomeRequest, OutcomeResponse, PatternOutcomesResponse } from '../contracts/memory.js';
 import type { ServiceDeps } from './deps.js';
+import { mintedAt } from './ids.js';
 import { lookupsRecorded } from './lookup-events.js';
 import { browsablePattern } from './patterns.js';
 
@@ -72,6 +73,15 @@ export function purgeExpiredOutcomes(deps: ServiceDeps, scope: Scope): Promise<{
 }
 
 /**
+ * An outcome for a recall minted less than RECENT_RECALL_MS ago whose trace is not found waits
+ * up to TRACE_GRACE_MS for another process's batch to write it (a batch normally lands within
+ * milliseconds; a retried one within seconds).
+ */
+const RECENT_RECALL_MS = 10_000;
+const TRACE_GRACE_MS = 1_000;
+const TRACE_POLL_MS = 50;
+
+/**
  * The recall's trace, waiting first for this process's recall bookkeeping still in flight (an
  * outcome may arrive before its recall's record is written); 404 when unknown or past retention.
  */
@@ -79,6 +89,14 @@ async function liveTrace(deps: ServiceDeps, scope: Scope, recallId: string): Pro
   let trace = await deps.storage.outcomes.getTrace(scope, recallId);
   if (!trace) {
     await Promise.all([deps.storage.settleRecallWrites(), lookupsRecorded(deps)]);
+    trace = await deps.storage.outcomes.getTrace(scope, recallId);
+  }
+  // A recall answered by another process a moment ago may still sit in that process's queue
+  // (docs/behavior.md "Recall bookkeeping"): give its batch a bounded moment to land.
+  const age = deps.clock.now().getTime() - mintedAt(recallId);
+  const recent = age > -RECENT_RECALL_MS && age < RECENT_RECALL_MS;
+  for (let polls = 0; !trace && recent && polls < TRACE_GRACE_MS / TRACE_POLL_MS; polls++) {
+    await new Promise((resolve) => setTimeout(resolve, TRACE_POLL_MS));
     trace = await deps.storage.outcomes.getTrace(scope, recallId);
   }
   if (!trace || Date.parse(trace.at) < Date.parse(outcomeCutoff(deps))) {
