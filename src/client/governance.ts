@@ -15,6 +15,9 @@ export interface DeletionOptions {
   dryRun?: boolean;
 }
 
+/** The `type` of the NDJSON export's lines that are not pattern records. */
+const NON_RECORD_LINES: ReadonlySet<unknown> = new Set(['outcomes', 'evaluation_run']);
+
 export interface NdjsonExportOptions {
   /** Only these classifications (all when absent). */
   classifications?: Classification[];
@@ -52,8 +55,9 @@ export class GovernanceClient {
         n++;
         if (line.trim() === '') continue;
         const value = JSON.parse(line) as unknown;
-        // (+) A recall's outcomes line (docs/behavior.md "Outcomes"): not a pattern record; exportNdjsonRaw has it.
-        if (typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'outcomes') continue;
+        // (+) A recall's outcomes line (docs/behavior.md "Outcomes") or an evaluation run's line
+        // (docs/behavior.md "Evaluation runs"): not pattern records; exportNdjsonRaw has them.
+        if (typeof value === 'object' && value !== null && NON_RECORD_LINES.has((value as { type?: unknown }).type)) continue;
         const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(value) as { success: boolean; data: NdjsonExportRecord };
         if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;
