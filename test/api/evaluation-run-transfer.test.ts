@@ -1,6 +1,6 @@
 /**
- * Evaluation runs in the NDJSON governance export and import (docs/behavior.md "Evaluation
- * runs"), on both storages: the export ends with one `evaluation_run` line per run with its
+ * Evaluation runs in the NDJSON governance export and import, on both storages
+ * (docs/behavior.md "Evaluation runs"): the export ends with one `evaluation_run` line per run with its
  * cases; importing those lines restores the runs under their own ids, byte for byte, skips run
  * ids already stored, and a filtered export leaves runs out.
  */
