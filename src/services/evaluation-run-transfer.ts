@@ -1,5 +1,5 @@
 import type { EvaluationRunLine } from '../contracts/memory.js';
-import type { EvaluationRun, RunCase } from '../contracts/evaluations.js';
+import { EvaluationRun, RunCase } from '../contracts/evaluations.js';
 import type { Scope } from '../core/types.js';
 import type { ServiceDeps } from './deps.js';
 
@@ -16,12 +16,22 @@ export async function* evaluationRunLines(deps: ServiceDeps, scope: Scope): Asyn
   for (;;) {
     const page = await repo.listRuns(scope, { limit: EXPORT_PAGE, ...(before === undefined ? {} : { before }) });
     for (const run of page) {
-      const cases = await repo.listCases(scope, run.id);
-      yield { type: 'evaluation_run', tenant_id: scope.tenant_id, project_id: scope.project_id, run, cases };
+      const cases = (await repo.listCases(scope, run.id)).map((c) => inContractOrder(RunCase, c));
+      yield { type: 'evaluation_run', tenant_id: scope.tenant_id, project_id: scope.project_id, run: inContractOrder(EvaluationRun, run), cases };
     }
     if (page.length < EXPORT_PAGE) return;
     before = page[page.length - 1].id;
   }
+}
+
+/**
+ * The value with its fields in the contract's order, as an import reads it back: a project
+ * exported again after the import gives the same lines, byte for byte, whatever order the
+ * storage kept the fields in. A value outside the contract goes out as it is.
+ */
+function inContractOrder<T>(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, value: T): T {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? (parsed.data as T) : value;
 }
 
 /**

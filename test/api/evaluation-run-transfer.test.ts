@@ -35,19 +35,21 @@ const RUNS: { run: EvaluationRun; cases: RunCase[] }[] = [
   { run: makeRun(3, { status: 'running', label: null, git: { commit: null, branch: null } }), cases: [] },
 ];
 
-/** Every run of the project with its cases as stored, in one JSON string. */
-async function storedRuns(h: Harness): Promise<string> {
+/** Every run of the project with its cases, as stored. */
+async function storedRuns(h: Harness): Promise<{ run: EvaluationRun; cases: RunCase[] }[]> {
   const repo = h.app.deps.storage.evaluationRuns;
   const runs = await repo.listRuns(SCOPE, { limit: 100 });
-  const withCases = await Promise.all(runs.map(async (run) => ({ run, cases: await repo.listCases(SCOPE, run.id) })));
-  return JSON.stringify(withCases);
+  return Promise.all(runs.map(async (run) => ({ run, cases: await repo.listCases(SCOPE, run.id) })));
 }
 
 /** A finished run as the API answers it (a running run's answer counts its time so far). */
-const runAnswer = async (h: Harness, id: string) => (await h.call('GET', `/v1/evaluations/${id}`)).body;
+const runAnswer = async (h: Harness, id: string) => JSON.parse((await h.call('GET', `/v1/evaluations/${id}`)).body) as unknown;
 
-const exportLines = async (h: Harness, query = '') =>
-  (await h.call('GET', `/v1/governance/export${query}`)).body.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+/** The export's lines as sent. */
+const exportText = async (h: Harness, query = '') =>
+  (await h.call('GET', `/v1/governance/export${query}`)).body.split('\n').filter((l) => l !== '');
+const exportLines = async (h: Harness, query = '') => (await exportText(h, query)).map((l) => JSON.parse(l) as Record<string, unknown>);
+const runLinesAsSent = async (h: Harness) => (await exportText(h)).filter((l) => l.startsWith('{"type":"evaluation_run"'));
 
 for (const storage of ['json', 'postgres'] as const) {
   describe.skipIf(storage === 'postgres' && !hasPg)(`evaluation runs in the export and import on ${storage}`, () => {
@@ -66,23 +68,28 @@ for (const storage of ['json', 'postgres'] as const) {
 
     it('exports each run with its cases after the records, and an import restores them byte for byte', async () => {
       const before = await storedRuns(h);
+      expect(before.map((r) => r.run)).toEqual([...RUNS].reverse().map((r) => r.run));
       const answers = await Promise.all([runAnswer(h, runId(1)), runAnswer(h, runId(2))]);
+      const sent = await runLinesAsSent(h);
       const lines = await exportLines(h);
       const runLines = lines.filter((l) => l.type === 'evaluation_run');
       expect(runLines.map((l) => (l.run as EvaluationRun).id)).toEqual([3, 2, 1].map(runId));
       expect(runLines[2]).toMatchObject({ tenant_id: 'default', project_id: 'default', cases: [{ case_id: 'z-last-name-first' }, { case_id: 'a-second' }] });
       expect(lines.slice(-3)).toEqual(runLines);
+      expect(sent).toHaveLength(3);
       const records = lines.filter((l) => l.type === undefined);
       expect(records).toHaveLength(1);
 
       // Gone from the project (as after a deletion), then back from the export.
       expect(await h.app.deps.storage.evaluationRuns.deleteRuns(SCOPE, [1, 2, 3].map(runId))).toBe(3);
-      expect(await storedRuns(h)).toBe('[]');
+      expect(await storedRuns(h)).toEqual([]);
       const imported = await h.call('POST', '/v1/import', { records, evaluation_runs: runLines });
       expect(imported.statusCode, imported.body).toBe(200);
       expect(imported.json()).toMatchObject({ imported: 0, skipped: 1, evaluation_runs_imported: 3, evaluation_runs_skipped: 0 });
-      expect(await storedRuns(h)).toBe(before);
+      expect(await storedRuns(h)).toEqual(before);
       expect(await Promise.all([runAnswer(h, runId(1)), runAnswer(h, runId(2))])).toEqual(answers);
+      // Exported again, the restored runs are the same lines byte for byte.
+      expect(await runLinesAsSent(h)).toEqual(sent);
     });
 
     it('skips run ids already stored and counts them', async () => {
@@ -92,7 +99,7 @@ for (const storage of ['json', 'postgres'] as const) {
       const again = await h.call('POST', '/v1/import', { records: [], evaluation_runs: changed });
       expect(again.statusCode, again.body).toBe(200);
       expect(again.json()).toMatchObject({ imported: 0, evaluation_runs_imported: 0, evaluation_runs_skipped: 3 });
-      expect(await storedRuns(h)).toBe(before);
+      expect(await storedRuns(h)).toEqual(before);
     });
 
     it('a blessed run whose label already has another baseline comes in unblessed', async () => {

@@ -1,4 +1,4 @@
-import { EvaluationRun, RunCase } from '../../../contracts/evaluations.js';
+import type { EvaluationRun } from '../../../contracts/evaluations.js';
 import type { EvaluationRunRepository, RunFilter } from '../../../ports/evaluation-runs.js';
 import type { ScopeRegistry } from './scope-registry.js';
 
@@ -12,23 +12,13 @@ function matches(run: EvaluationRun, f: RunFilter): boolean {
   return true;
 }
 
-/**
- * A stored copy with its fields in the contract's order, however the caller built it: a run
- * written back by an import (docs/behavior.md "Evaluation runs") is then the same JSON, byte for
- * byte, as the run that was exported. A value outside the contract is copied as it is.
- */
-function inContractOrder<T>(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, value: T): T {
-  const parsed = schema.safeParse(value);
-  return parsed.success ? (parsed.data as T) : structuredClone(value);
-}
-
 /** Evaluation runs in the scope's state (scope-state.ts), journaled like every other write. */
 export function createEvaluationRunRepository(registry: ScopeRegistry): EvaluationRunRepository {
   return {
     async putRuns(scope, runs) {
       if (runs.length === 0) return;
       const store = registry.forWrite(scope);
-      const copies = runs.map((r) => inContractOrder(EvaluationRun, r));
+      const copies = runs.map((r) => structuredClone(r));
       await store.mutate(() => ({ op: { op: 'evrun', r: copies } }));
     },
     async getRun(scope, id) {
@@ -53,7 +43,7 @@ export function createEvaluationRunRepository(registry: ScopeRegistry): Evaluati
       const store = registry.forRead(scope);
       if (!store) return false;
       let found = false;
-      const copy = inContractOrder(RunCase, c);
+      const copy = structuredClone(c);
       await store.mutate(() => {
         found = store.state.evalRuns.has(runId);
         return found ? { op: { op: 'evcase', run: runId, c: copy } } : null;
