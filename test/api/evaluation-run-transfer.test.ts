@@ -124,3 +124,20 @@ for (const storage of ['json', 'postgres'] as const) {
     });
   });
 }
+
+describe('evaluation run lines go to the caller\'s project', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await jsonHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('the line\'s tenant_id and project_id are ignored: the run lands in the importing project only', async () => {
+    const line = { type: 'evaluation_run', tenant_id: 'default', project_id: 'default', run: makeRun(9), cases: [makeCase('c')] };
+    const res = await h.call('POST', '/v1/import', { records: [], evaluation_runs: [line] }, { 'x-project-id': 'copy' });
+    expect(res.json()).toMatchObject({ evaluation_runs_imported: 1 });
+    const repo = h.app.deps.storage.evaluationRuns;
+    expect(await repo.getRun({ tenant_id: 'default', project_id: 'copy' }, runId(9))).toEqual(makeRun(9));
+    expect(await repo.getRun(SCOPE, runId(9))).toBeNull();
+  });
+});
