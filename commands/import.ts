@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AnyImportRecord } from '../src/contracts/memory.js';
 import type { AnyImportRecord as AnyImportRecordInput, ApiClient, EvaluationRunLine, ImportResponse, TracedOutcomesLine } from '../src/client/index.js';
+import { splitExportLines } from '../src/core/export-lines.js';
 import { MAX_IMPORT_RECORDS } from '../src/core/vocabulary.js';
 import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
@@ -109,14 +110,11 @@ function parseImport(
   text: string,
   name: string,
 ): { records: AnyImportRecordInput[]; outcomes: TracedOutcomesLine[]; evaluationRuns: EvaluationRunLine[] } {
-  const all = recordsOf(text, name);
-  const typed = (type: string) => (v: unknown) => typeof v === 'object' && v !== null && (v as { type?: unknown }).type === type;
-  const isOutcomes = typed('outcomes');
-  const isRun = typed('evaluation_run');
+  const { records, outcomes, evaluation_runs } = splitExportLines(recordsOf(text, name));
   return {
-    records: checkRecords(all.filter((v) => !isOutcomes(v) && !isRun(v)), name),
-    outcomes: all.filter(isOutcomes) as TracedOutcomesLine[],
-    evaluationRuns: all.filter(isRun) as EvaluationRunLine[],
+    records: checkRecords(records, name),
+    outcomes: outcomes as TracedOutcomesLine[],
+    evaluationRuns: evaluation_runs as EvaluationRunLine[],
   };
 }
 

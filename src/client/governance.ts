@@ -2,6 +2,7 @@ import type {
   ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
 } from '../contracts/governance.js';
 import type { JobAccepted } from '../contracts/jobs.js';
+import { isNonRecordLine } from '../core/export-lines.js';
 import type { Classification } from '../core/types.js';
 import { ProtocolError } from './errors.js';
 import { RetentionClient } from './governance-retention.js';
@@ -14,9 +15,6 @@ export interface DeletionOptions {
   /** Only count what would be deleted (and revoked); nothing changes. */
   dryRun?: boolean;
 }
-
-/** The `type` of the NDJSON export's lines that are not pattern records. */
-const NON_RECORD_LINES: ReadonlySet<unknown> = new Set(['outcomes', 'evaluation_run']);
 
 export interface NdjsonExportOptions {
   /** Only these classifications (all when absent). */
@@ -57,7 +55,7 @@ export class GovernanceClient {
         const value = JSON.parse(line) as unknown;
         // (+) A recall's outcomes line (docs/behavior.md "Outcomes") or an evaluation run's line
         // (docs/behavior.md "Evaluation runs"): not pattern records; exportNdjsonRaw has them.
-        if (typeof value === 'object' && value !== null && NON_RECORD_LINES.has((value as { type?: unknown }).type)) continue;
+        if (isNonRecordLine(value)) continue;
         const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(value) as { success: boolean; data: NdjsonExportRecord };
         if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;

@@ -140,4 +140,19 @@ describe('evaluation run lines go to the caller\'s project', () => {
     expect(await repo.getRun({ tenant_id: 'default', project_id: 'copy' }, runId(9))).toEqual(makeRun(9));
     expect(await repo.getRun(SCOPE, runId(9))).toBeNull();
   });
+
+  it('the export posted as an NDJSON body restores its records and runs', async () => {
+    await h.call('POST', '/v1/learn', { task: 'Resize every PNG image in a folder', code: 'def thumbs(dir): ...', eval_score: 8 });
+    await h.app.deps.storage.evaluationRuns.putRuns(SCOPE, [makeRun(10)]);
+    await h.app.deps.storage.evaluationRuns.putCase(SCOPE, runId(10), makeCase('c'));
+    const exported = (await h.call('GET', '/v1/governance/export')).body;
+    const res = await h.server.inject({
+      method: 'POST', url: '/v1/import', payload: exported, headers: { 'content-type': 'application/x-ndjson', 'x-project-id': 'ndjson' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ imported: 1, skipped: 0, total: 1, evaluation_runs_imported: 1, evaluation_runs_skipped: 0 });
+    const ndjson = { tenant_id: 'default', project_id: 'ndjson' };
+    expect(await h.app.deps.storage.evaluationRuns.getRun(ndjson, runId(10))).toEqual(makeRun(10));
+    expect(await h.app.deps.storage.evaluationRuns.listCases(ndjson, runId(10))).toEqual([makeCase('c')]);
+  });
 });
