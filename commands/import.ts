@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AnyImportRecord } from '../src/contracts/memory.js';
-import type { AnyImportRecord as AnyImportRecordInput, ImportResponse, TracedOutcomesLine } from '../src/client/index.js';
+import type { AnyImportRecord as AnyImportRecordInput, ApiClient, EvaluationRunLine, ImportResponse, TracedOutcomesLine } from '../src/client/index.js';
+import { splitExportLines } from '../src/core/export-lines.js';
 import { MAX_IMPORT_RECORDS } from '../src/core/vocabulary.js';
 import { addAsyncOptions, importViaJobs, type AsyncOptionValues } from './shared/async-jobs.js';
 import { action, ioOf } from './shared/context.js';
@@ -27,14 +28,15 @@ export function register(program: Command): void {
   cmd.action(action(async (file: string, opts: ImportOptions, command: Command) => {
     const source = file === '-' ? '-' : `@${file}`;
     const text = await readTextArg(source, ioOf(command).stdin, 'import');
-    const { records, outcomes } = parseImport(text, file === '-' ? 'stdin' : file);
+    const { records, outcomes, evaluationRuns } = parseImport(text, file === '-' ? 'stdin' : file);
 
     return withClient(opts, command, async (client, out) => {
       if (opts.async || opts.wait) {
         const waited = await importViaJobs(opts, client, out, records);
         if (!waited) return;
-        const result = outcomes.length > 0 ? { ...waited, outcomes_imported: await client.importOutcomes(outcomes) } : waited;
-        out.result(result, () => `imported ${waited.imported}, skipped ${waited.skipped} (total ${waited.total})`);
+        const result: ImportResponse = outcomes.length > 0 ? { ...waited, outcomes_imported: await client.importOutcomes(outcomes) } : { ...waited };
+        await restoreRuns(client, evaluationRuns, result);
+        out.result(result, () => renderTotals(result));
         return;
       }
       const totals = await client.importAll(records, {
@@ -46,14 +48,26 @@ export function register(program: Command): void {
       out.progressDone();
       // The outcomes after the patterns they belong to (docs/behavior.md "Outcomes" 6).
       if (outcomes.length > 0) totals.outcomes_imported = await client.importOutcomes(outcomes);
+      await restoreRuns(client, evaluationRuns, totals);
       out.result(totals, () => renderTotals(totals));
     });
   }));
 }
 
+/** (+) The file's evaluation runs (docs/behavior.md "Evaluation runs"), counted into `totals`. */
+async function restoreRuns(client: ApiClient, lines: EvaluationRunLine[], totals: ImportResponse): Promise<void> {
+  if (lines.length === 0) return;
+  const runs = await client.importEvaluationRuns(lines);
+  totals.evaluation_runs_imported = runs.imported;
+  totals.evaluation_runs_skipped = runs.skipped;
+}
+
 function renderTotals(totals: ImportResponse): string {
   const lines = [`imported ${totals.imported}, skipped ${totals.skipped} (total ${totals.total})`];
   if (totals.outcomes_imported !== undefined) lines.push(`restored ${totals.outcomes_imported} recall traces with their outcomes`);
+  if (totals.evaluation_runs_imported !== undefined) {
+    lines.push(`restored ${totals.evaluation_runs_imported} evaluation runs with their cases, skipped ${totals.evaluation_runs_skipped ?? 0} already stored`);
+  }
   for (const s of totals.skipped_records ?? []) lines.push(`  skipped records[${s.index}]${s.key === null ? '' : ` ${s.key}`}: ${s.reason}`);
   return lines.join('\n');
 }
@@ -88,13 +102,19 @@ function recordsOf(text: string, name: string): unknown[] {
   throw new UsageError(`${name}: expected {"records": [...]}, a JSON array of records, or NDJSON (one record a line)`);
 }
 
-/** The file's records and (+) its `type: "outcomes"` lines (the NDJSON export's, after the records). */
-function parseImport(text: string, name: string): { records: AnyImportRecordInput[]; outcomes: TracedOutcomesLine[] } {
-  const all = recordsOf(text, name);
-  const isOutcomes = (v: unknown) => typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'outcomes';
+/**
+ * The file's records and (+) its `type: "outcomes"` and `type: "evaluation_run"` lines (the
+ * NDJSON export's, after the records).
+ */
+function parseImport(
+  text: string,
+  name: string,
+): { records: AnyImportRecordInput[]; outcomes: TracedOutcomesLine[]; evaluationRuns: EvaluationRunLine[] } {
+  const { records, outcomes, evaluation_runs } = splitExportLines(recordsOf(text, name));
   return {
-    records: checkRecords(all.filter((v) => !isOutcomes(v)), name),
-    outcomes: all.filter(isOutcomes) as TracedOutcomesLine[],
+    records: checkRecords(records, name),
+    outcomes: outcomes as TracedOutcomesLine[],
+    evaluationRuns: evaluation_runs as EvaluationRunLine[],
   };
 }
 

@@ -22,7 +22,7 @@ export function governanceDataRoutes(app: FastifyInstance, deps: ServiceDeps): v
       const { scope } = authed(request);
       // The GDPR export is a paid feature when billing is on (pro and up).
       await deps.billing?.requireFeature(scope.tenant_id, 'governance_export');
-      return sendNdjsonExport(deps, reply, scope, exportNdjson(deps, scope, classifications && { classifications }, requestContext(request), { withOutcomes: true }));
+      return sendNdjsonExport(deps, reply, scope, exportNdjson(deps, scope, classifications && { classifications }, requestContext(request), { withOutcomes: true, withEvaluationRuns: true }));
     },
   });
 

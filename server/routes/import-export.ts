@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { queryBool } from '../../src/contracts/common.js';
 import { ImportRequest } from '../../src/contracts/memory.js';
+import { splitExportLines } from '../../src/core/export-lines.js';
 import { parseNdjsonLines } from '../../src/core/reference-records.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
 import { exportRecords, importRecords } from '../../src/services/import-export.js';
@@ -44,13 +45,19 @@ export function importExportRoutes(app: FastifyInstance, deps: ServiceDeps): voi
       handler: (_input, request, reply) => {
         const body = request.body as { ndjson?: unknown[] } | undefined;
         const input = isNdjson(request.headers['content-type'])
-          ? parseWith(ImportRequest, { records: body?.ndjson ?? [], ...parseWith(NdjsonImportQuery, request.query, 'query') })
+          ? parseWith(ImportRequest, { ...ndjsonImportFields(body?.ndjson ?? []), ...parseWith(NdjsonImportQuery, request.query, 'query') })
           : parseWith(ImportRequest, request.body);
         if (wantsAsync(request)) return acceptAsync(request, reply, deps, 'import', input);
         return importRecords(deps, authed(request).scope, input, requestContext(request));
       },
     });
   });
+}
+
+/** An NDJSON body's records, and (+) the export's outcomes and evaluation run lines when it has some. */
+function ndjsonImportFields(lines: unknown[]): { records: unknown[]; outcomes?: unknown[]; evaluation_runs?: unknown[] } {
+  const { records, outcomes, evaluation_runs } = splitExportLines(lines);
+  return { records, ...(outcomes.length > 0 ? { outcomes } : {}), ...(evaluation_runs.length > 0 ? { evaluation_runs } : {}) };
 }
 
 function isNdjson(contentType: string | undefined): boolean {

@@ -2,7 +2,7 @@ import type { DeepHealthResponse, HealthResponse, VersionResponse } from '../con
 import type { JobAccepted } from '../contracts/jobs.js';
 import type {
   AgingResponse, AnyImportRecord, DeletePatternResponse, ExportRecord, ExportResponse, ImportResponse, LearnRequest, LearnResponse,
-  MetricsResponse, OutcomeRequest, TracedOutcomesLine, OutcomeResponse, PatternHistoryResponse, PatternOutcomesResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
+  MetricsResponse, OutcomeRequest, TracedOutcomesLine, EvaluationRunLine, OutcomeResponse, PatternHistoryResponse, PatternOutcomesResponse, RecallGetQuery, RecallRequest, RecallResponse, SkillsRegisterRequest, SkillsRegisterResponse,
   SkillsSearchRequest, SkillsSearchResponse,
 } from '../contracts/memory.js';
 import type { PatternExportQuery, PatternListQuery, PatternListResponse } from '../contracts/patterns.js';
@@ -254,6 +254,21 @@ export class ApiClient {
       restored += res.outcomes_imported ?? 0;
     }
     return restored;
+  }
+
+  /**
+   * (+) Restores evaluation runs with their cases (the NDJSON export's `type: "evaluation_run"`
+   * lines) under their own ids; a run id already stored is skipped. Runs carry their cases' code,
+   * so they go in small requests.
+   */
+  async importEvaluationRuns(lines: EvaluationRunLine[], chunkSize = 20): Promise<{ imported: number; skipped: number }> {
+    const totals = { imported: 0, skipped: 0 };
+    for (let i = 0; i < lines.length; i += chunkSize) {
+      const res = await this.call(routes.importRecords, { body: { records: [], evaluation_runs: lines.slice(i, i + chunkSize) } });
+      totals.imported += res.evaluation_runs_imported ?? 0;
+      totals.skipped += res.evaluation_runs_skipped ?? 0;
+    }
+    return totals;
   }
 
   async importAll(records: AnyImportRecord[], options: ImportAllOptions = {}): Promise<ImportResponse> {

@@ -2,6 +2,7 @@ import type {
   ClassifyResponse, DeletionResultResponse as DeletionResult, NdjsonExportRecord,
 } from '../contracts/governance.js';
 import type { JobAccepted } from '../contracts/jobs.js';
+import { isNonRecordLine } from '../core/export-lines.js';
 import type { Classification } from '../core/types.js';
 import { ProtocolError } from './errors.js';
 import { RetentionClient } from './governance-retention.js';
@@ -52,8 +53,9 @@ export class GovernanceClient {
         n++;
         if (line.trim() === '') continue;
         const value = JSON.parse(line) as unknown;
-        // (+) A recall's outcomes line (docs/behavior.md "Outcomes"): not a pattern record; exportNdjsonRaw has it.
-        if (typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'outcomes') continue;
+        // (+) A recall's outcomes line (docs/behavior.md "Outcomes") or an evaluation run's line
+        // (docs/behavior.md "Evaluation runs"): not pattern records; exportNdjsonRaw has them.
+        if (isNonRecordLine(value)) continue;
         const parsed = (await this.client.schemas.ndjsonExportRecord()).safeParse(value) as { success: boolean; data: NdjsonExportRecord };
         if (!parsed.success) throw new ProtocolError(routes.governanceExport.path, `line ${n} of the NDJSON export is not an export record`);
         yield parsed.data;

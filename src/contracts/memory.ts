@@ -3,6 +3,7 @@ import { Classification, PatternKey, ReuseTier, Source, Timestamp, nonBlank, que
 import { ErrorBody } from './errors.js';
 import { ID, MAX_IMPORT_RECORDS, MAX_OUTCOME_DETAIL_CHARS, OUTCOME_SOURCES, MAX_TASK_CHARS, RECALL_BATCH_MAX } from '../core/vocabulary.js';
 import { anyImportRecord, type ReferenceRecordV1 } from './reference-import.js';
+import { EvaluationRun, RunCase, RunId } from './evaluations.js';
 
 export const LearnRequest = z.object({
   task: nonBlank(MAX_TASK_CHARS),
@@ -313,11 +314,26 @@ export const TracedOutcomesLine = z.object({
 }).strict();
 export type TracedOutcomesLine = z.input<typeof TracedOutcomesLine>;
 
+/**
+ * (+) One evaluation run with its cases in their recorded order, as the NDJSON export writes it
+ * and import reads it (docs/behavior.md "Evaluation runs").
+ */
+export const EvaluationRunLine = z.object({
+  type: z.literal('evaluation_run'),
+  tenant_id: z.string().optional(),
+  project_id: z.string().optional(),
+  run: EvaluationRun.extend({ id: RunId }),
+  cases: z.array(RunCase).max(MAX_IMPORT_RECORDS),
+}).strict();
+export type EvaluationRunLine = z.input<typeof EvaluationRunLine>;
+
 export const ImportRequest = z.object({
   records: z.array(AnyImportRecord).max(MAX_IMPORT_RECORDS, `at most ${MAX_IMPORT_RECORDS.toLocaleString('en-US')} records per request`),
   overwrite: z.boolean().default(false),
   /** (+) Recall traces with their outcomes (the NDJSON export's `type: "outcomes"` lines), restored after the records. */
   outcomes: z.array(TracedOutcomesLine).max(MAX_IMPORT_RECORDS).optional(),
+  /** (+) Evaluation runs with their cases (the NDJSON export's `type: "evaluation_run"` lines); a run id already stored is skipped. */
+  evaluation_runs: z.array(EvaluationRunLine).max(MAX_IMPORT_RECORDS).optional(),
 }).strict();
 export type ImportRequest = z.input<typeof ImportRequest>;
 export type ImportInput = z.output<typeof ImportRequest>;
@@ -333,6 +349,9 @@ export const ImportResponse = z.object({
   skipped_records: z.array(z.object({ index: z.number().int(), key: z.string().nullable(), reason: z.string() })).optional(),
   /** (+) Recall traces with outcomes restored (present when the request carried some). */
   outcomes_imported: z.number().int().optional(),
+  /** (+) Evaluation runs restored, and those skipped because their id was already stored (present when the request carried runs). */
+  evaluation_runs_imported: z.number().int().optional(),
+  evaluation_runs_skipped: z.number().int().optional(),
 });
 export type ImportResponse = z.infer<typeof ImportResponse>;
 

@@ -4,6 +4,7 @@ import { CLASSIFICATIONS, hasFilter, type Classification, type PatternFilter, ty
 import { writeAudit, type RequestContext } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { outcomeLines } from './outcome-transfer.js';
+import { evaluationRunLines } from './evaluation-run-transfer.js';
 import { parsePatternKey, toExportRecord } from '../core/types.js';
 import type { ClassifyResponse, NdjsonExportRecord } from '../contracts/governance.js';
 
@@ -44,7 +45,7 @@ export async function* exportNdjson(
   scope: Scope,
   filter: PatternFilter | undefined,
   ctx: RequestContext,
-  opts: { withOutcomes?: boolean } = {},
+  opts: { withOutcomes?: boolean; withEvaluationRuns?: boolean } = {},
 ): AsyncGenerator<string> {
   let count = 0;
   let complete = false;
@@ -58,6 +59,11 @@ export async function* exportNdjson(
     }
     // (+) Then the outcomes reported on the exported patterns (docs/behavior.md "Outcomes" 6).
     if (opts.withOutcomes) for await (const line of outcomeLines(deps, scope, exported)) yield `${JSON.stringify(line)}\n`;
+    // (+) Then the evaluation runs with their cases (docs/behavior.md "Evaluation runs"), only in
+    // the whole-scope export: runs carry cases' code and no classification to filter them by.
+    if (opts.withEvaluationRuns && !hasFilter(filter)) {
+      for await (const line of evaluationRunLines(deps, scope)) yield `${JSON.stringify(line)}\n`;
+    }
     complete = true;
   } finally {
     const { classifications, ...rest } = filter ?? {};

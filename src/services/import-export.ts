@@ -9,6 +9,7 @@ import { auditRedaction, AuditKind, writeAudit, type RequestContext } from './au
 import type { BatchOutcome, TenantPatternQuota } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { restoreOutcomeLines } from './outcome-transfer.js';
+import { restoreEvaluationRunLines } from './evaluation-run-transfer.js';
 import { newId } from './ids.js';
 import { importStopped } from './import-stopped.js';
 import { scopeLocks } from './scope-lock.js';
@@ -98,6 +99,12 @@ export async function importRecords(
   if (rejected.length > 0) result.skipped_records = rejected;
   // (+) Outcomes after the patterns they belong to (docs/behavior.md "Outcomes" 6).
   if (input.outcomes !== undefined) result.outcomes_imported = await restoreOutcomeLines(deps, scope, input.outcomes);
+  // (+) Evaluation runs under their own ids (docs/behavior.md "Evaluation runs").
+  if (input.evaluation_runs !== undefined) {
+    const runs = await restoreEvaluationRunLines(deps, scope, input.evaluation_runs);
+    result.evaluation_runs_imported = runs.imported;
+    result.evaluation_runs_skipped = runs.skipped;
+  }
   return result;
 }
 

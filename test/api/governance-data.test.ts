@@ -11,6 +11,7 @@ import { NdjsonExportRecord } from '../../src/contracts/governance.js';
 import type { PatternRecord } from '../../src/core/types.js';
 import type { Storage } from '../../src/ports/storage.js';
 import { createMigratedSchema, createTestDatabase, pgConfig, requirePostgres, type TestDatabase } from '../support/pg.js';
+import { makeCase, makeRun } from '../contract/storage.contract.evaluation-runs.js';
 import { startGovServer, type GovServer } from './governance.helpers.js';
 import { learnBody, ManualClock } from './helpers.js';
 
@@ -59,8 +60,13 @@ function governanceSuite(name: string, makeStorage?: () => Promise<Storage>): vo
           return t.app.deps.storage.patterns.insert(scope, stored(i, classes[i % 3]), v);
         }));
       }
+      // An evaluation run goes last (docs/behavior.md "Evaluation runs"); the client's
+      // exportNdjson() yields only the pattern records.
+      await t.app.deps.storage.evaluationRuns.putRuns(scope, [makeRun(1)]);
+      await t.app.deps.storage.evaluationRuns.putCase(scope, makeRun(1).id, makeCase('only'));
       const raw = await t.call('GET', '/v1/governance/export', 'db.admin.acme.bulk');
       expect(raw.statusCode).toBe(200);
+      expect(JSON.parse(raw.body.trim().split('\n').at(-1) ?? '')).toMatchObject({ type: 'evaluation_run', run: { id: makeRun(1).id }, cases: [{ case_id: 'only' }] });
       expect(raw.headers['content-type']).toMatch(/^application\/x-ndjson/);
       expect(raw.headers['content-disposition']).toMatch(/^attachment; filename="export-acme-bulk-\d{4}-\d{2}-\d{2}\.ndjson"$/);
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliInTty, stripAnsi } from '../support/cli.js';
 import { tempDir } from '../support/env.js';
+import { makeCase, makeRun, runId } from '../contract/storage.contract.evaluation-runs.js';
 import { startServer, type ServerHandle } from '../support/server.js';
 
 /** export → file → import into a fresh server round-trips every pattern. */
@@ -83,6 +84,24 @@ describe('export and import', () => {
     expect(JSON.parse(overwrite.stdout)).toEqual({ imported: TASKS.length, skipped: 0, total: TASKS.length });
     const after = JSON.parse((await runCli(['export', '--url', target.url])).stdout) as Export;
     expect(after.records.every((r) => r.code.endsWith(' # v2'))).toBe(true);
+  });
+
+  it('an NDJSON file with evaluation_run lines restores the runs with their cases; again, they are skipped', async () => {
+    const run = makeRun(41, { status: 'passed', finished_at: '2026-01-02T00:00:00.000Z' });
+    const cases = [makeCase('second-first'), makeCase('a-then')];
+    const file = join(dir.path, 'runs.ndjson');
+    const record = { task: 'parse an ISO date into parts', code: 'parse()', eval_score: 7 };
+    await writeFile(file, `${JSON.stringify(record)}\n${JSON.stringify({ type: 'evaluation_run', run, cases })}\n`);
+
+    const first = await runCli(['import', file, '--url', target.url]);
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toMatchObject({ imported: 1, total: 1, evaluation_runs_imported: 1, evaluation_runs_skipped: 0 });
+    const detail = await (await fetch(`${target.url}/v1/evaluations/${runId(41)}`)).json() as { run: unknown; cases: unknown[] };
+    expect(detail).toEqual({ run, cases });
+
+    const again = await runCli(['import', file, '--url', target.url, '--format', 'table']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('restored 0 evaluation runs with their cases, skipped 1 already stored');
   });
 
   it('export --output writes the file atomically and reports where', async () => {
