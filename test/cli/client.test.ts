@@ -56,7 +56,7 @@ describe('ServiceClient on the wire', () => {
   it('keeps a path prefix, encodes pattern keys and query strings', async () => {
     reply = (s, res) => s.method === 'DELETE'
       ? json(res, 200, { deleted: true, pattern_key: 'patterns/abc' })
-      : json(res, 200, { matches: [], has_more: false, next_offset: null });
+      : json(res, 200, { recall_id: '0000000000000000ab', matches: [], has_more: false, next_offset: null });
     const client = new ServiceClient({ url: `${base}/memory` });
     await client.deletePattern('patterns/abc');
     await client.recallGet({ task: 'a b&c', limit: 3, deduplicate: false, source: undefined });

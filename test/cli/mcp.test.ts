@@ -67,7 +67,7 @@ describe('service mcp (stdio)', () => {
     expect(client.getServerVersion()?.name).toBe('agent-memory-service');
     expect(client.getInstructions()).toContain('recall');
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(11);
+    expect(tools).toHaveLength(13);
     expect(tools.every((tool) => tool.description && tool.inputSchema.type === 'object')).toBe(true);
 
     const learned = await call(client, 'learn', { task: TASK, code: CODE, eval_score: 8.5 });
