@@ -117,10 +117,13 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
   const idAt = (i: number) => (i < scanned.length ? scanned[i].id : keywordOnly[i - scanned.length]);
   // Read at each slice: a pattern deleted while the loop was handed back drops out.
   await budget.forRanges(total, (from, to) => {
-    // The slice's dots with each direction, one kernel pass per direction (0 for a row with no vector).
-    const directionDots = directions.length > 0 && mean
-      ? directions.map((u) => state.index.cosinesOf(u, Array.from({ length: to - from }, (_, j) => idAt(from + j))))
-      : [];
+    // The slice's dots with each direction, its rows looked up once (0 for a row with no vector).
+    let directionDots: number[][] | null = null;
+    if (directions.length > 0 && mean) {
+      const ids = new Array<string>(to - from);
+      for (let i = from; i < to; i++) ids[i - from] = idAt(i);
+      directionDots = state.index.dotsWith(directions, ids);
+    }
     for (let i = from; i < to; i++) {
       const id = idAt(i);
       const record = state.patterns.get(id);
@@ -136,7 +139,7 @@ async function hybrid(registry: ScopeRegistry, scope: Scope, query: HybridQuery)
         cosine,
         mean_dot: meanDotKept ?? (mean && vector && vector.length === mean.length ? state.vectorMean.meanDot(id, vector) : null),
         code_terms: state.keywords.codeTermsOf(id),
-        direction_dots: directionDots.length > 0 ? directionDots.map((d) => d[i - from]) : null,
+        direction_dots: directionDots ? directionDots[i - from] : null,
         recent_evals: (window > 0 ? state.recentEvals(id, window) : undefined) ?? [],
         updated_at: record.updated_at,
       });

@@ -139,6 +139,33 @@ export class VectorIndex<T> {
     return out;
   }
 
+  /**
+   * Each id's dot products with every one of `units` (as cosinesOf gives them: 0 for an id
+   * without a row or a unit of another dimension), one array per id in `ids`' order. The rows
+   * are looked up once for all units, and each unit is one kernel pass over them: hybrid
+   * recall's principal directions (core/components.ts) for a slice of its candidates.
+   */
+  dotsWith(units: readonly Float32Array[], ids: readonly string[]): number[][] {
+    const out: number[][] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) out[i] = new Array<number>(units.length).fill(0);
+    if (this.size === 0) return out;
+    const rows: number[] = [];
+    const at: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const row = this.rowOf.get(ids[i]);
+      if (row === undefined) continue;
+      rows.push(row);
+      at.push(i);
+    }
+    if (rows.length === 0) return out;
+    for (let u = 0; u < units.length; u++) {
+      if (units[u].length !== this.dim) continue;
+      const scores = this.floats.exactScores(units[u], rows);
+      for (let j = 0; j < at.length; j++) out[at[j]][u] = scores[j];
+    }
+    return out;
+  }
+
   /** A view of the stored unit vector of `id` (valid until the next mutation), or null. */
   vectorOf(id: string): Float32Array | null {
     const row = this.rowOf.get(id);
