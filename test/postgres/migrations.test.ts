@@ -290,7 +290,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       `${'w'.repeat(300)} ${Array.from({ length: 200 }, (_, i) => `t${i}`).join(' ')}`,
       '',
     ];
-    await migrateUp(pool, { to: '0009' });
+    await migrateUp(pool, { to: '0012' });
     await insert('a1', 'parse a file', codes[0]);
     await insert('a2', 'decode it', codes[1]);
     const derived = async () => ({
@@ -298,7 +298,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
       df: (await pool.query('SELECT term, df::int FROM recall_term_stats ORDER BY term')).rows.map((r) => `${r.term}:${r.df}`),
       postings: (await pool.query("SELECT pattern_id || ':' || field || ':' || term || ':' || tf || '/' || len AS p FROM recall_postings ORDER BY 1")).rows.map((r) => r.p),
     });
-    expect(await migrateUp(pool)).toEqual(['0013_code_keyword_field']);
+    expect(await migrateUp(pool, { to: '0013' })).toEqual(['0013_code_keyword_field']);
     // Rows stored before: backfilled as the triggers would have written them.
     const backfilled = await derived();
     await pool.query('DELETE FROM patterns');
@@ -320,7 +320,7 @@ describe.skipIf(!hasPg)('migrations (PostgreSQL)', () => {
     const changed = await derived();
     expect(changed.postings.filter((p) => p.startsWith('a1:1:'))).toEqual(['a1:1:def:1/5', 'a1:1:return:1/5', 'a1:1:total:1/5', 'a1:1:xs:2/5']);
     expect(changed.df).not.toContain('csv:1');
-    expect(await migrateDown(pool)).toEqual(['0013_code_keyword_field']);
+    expect(await migrateDown(pool, { to: '0012' })).toEqual(['0013_code_keyword_field']);
     expect((await pool.query('SELECT count(*)::int AS n FROM recall_postings')).rows[0].n).toBe(
       (await pool.query('SELECT sum((SELECT count(DISTINCT t) FROM unnest(terms) t))::int AS n FROM patterns')).rows[0].n,
     );
