@@ -3,7 +3,7 @@ import { importOptional } from './core/optional-module.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
 import { followStoredModel } from './core/embedding-choice.js';
 import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
-import { createQueryDots } from './adapters/int8-dots.js';
+import { createQueryDots } from './adapters/storage/json/engine/index.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { resolveReuseTiers, writeModelReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { bundledModelPath } from './adapters/embeddings/model-folder.js';

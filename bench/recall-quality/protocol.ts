@@ -12,7 +12,7 @@ import { systemClock } from '../../src/ports/clock.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
-import { createQueryDots } from '../../src/adapters/int8-dots.js';
+import { createQueryDots } from '../../src/adapters/storage/json/engine/index.js';
 import { recall } from '../../src/services/recall.js';
 import { zipfianTasks, type Corpus } from '../corpora.js';
 import { syntheticRuns, templatedTask } from '../synthetic.js';

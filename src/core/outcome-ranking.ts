@@ -97,7 +97,7 @@ const MAX_EXPLAINED_FAILURES = 5;
 /**
  * Exact integer dot products of an int8 query with int8 rows of its length: `out[i]` = Σ
  * query·rows[i] for i < count (exact: at most 127² × dimensions, far below 2²⁴). The service
- * hands over a SIMD kernel (adapters/int8-dots.ts); without one, plain JavaScript gives the
+ * hands over a SIMD kernel (adapters/storage/json/engine/query-dots.ts); without one, plain JavaScript gives the
  * same integers.
  */
 export type QueryDots = (query: Int8Array, rows: readonly Int8Array[], count: number, out: Float64Array) => void;
@@ -190,37 +190,49 @@ export function failedOnThisWording(a: OutcomeAdjustment | undefined): boolean {
  */
 export function querySimilarity(query: OutcomeQuery): (v: QuantisedVector | null) => number {
   const compare = new QueryComparison(query);
-  return (v) => {
-    const dot = compare.comparable(v) ? int8Dot(compare.q!, v!.values, compare.q!.length) : 0;
-    return compare.cosine(v, dot);
-  };
+  return (v) => compare.cosine(v, compare.comparable(v) ? int8Dot(compare.quantised(), v!.values, v!.values.length) : 0);
 }
 
 /**
  * The comparisons of one recall's query: planned (the vectors to compare), run in one batch,
- * then read back per vector. A vector met twice is compared once.
+ * then read back per vector. A vector met twice is compared once; the query is quantised only
+ * when some failure is to be compared with it.
  */
 class QueryComparison {
-  readonly q: Int8Array | null;
-  private readonly qNorm: number;
+  private q: Int8Array | null = null;
+  private qNorm = 0;
+  private readonly vector: Float32Array | null;
   private readonly centring: OutcomeQuery['centring'];
   private readonly rows: Int8Array[] = [];
   private readonly index = new Map<Int8Array, number>();
   private results: Float64Array | null = null;
 
   constructor(query: OutcomeQuery) {
-    this.q = query.vector === null ? null : quantiseVector(query.vector).values;
-    this.qNorm = this.q === null ? 0 : int8Norm(this.q);
+    this.vector = query.vector;
     this.centring = query.centring;
+  }
+
+  /** The query in int8, as the traces' vectors are. */
+  quantised(): Int8Array {
+    if (this.q === null) {
+      this.q = quantiseVector(this.vector!).values;
+      // Not kept in the norms' cache: a query is compared in this recall only.
+      let qq = 0;
+      for (let i = 0; i < this.q.length; i++) qq += this.q[i] * this.q[i];
+      this.qNorm = Math.sqrt(qq);
+    }
+    return this.q;
   }
 
   /** Whether `v` is compared at all (else its similarity is 0). */
   comparable(v: QuantisedVector | null): boolean {
-    return this.q !== null && v !== null && v.values.length === this.q.length && this.qNorm > 0;
+    if (this.vector === null || v === null || v.values.length !== this.vector.length) return false;
+    this.quantised();
+    return this.qNorm > 0;
   }
 
   plan(items: readonly OutcomeEvidence[], normalized: string): void {
-    if (this.q === null || !(this.qNorm > 0)) return;
+    if (this.vector === null) return;
     // The failures adjustmentOf compares: the newest MAX_FAILURES_WEIGHED on other wordings.
     let compared = 0;
     for (const e of items) {
@@ -243,7 +255,7 @@ class QueryComparison {
     if (!this.comparable(v)) return 0;
     const at = this.index.get(v!.values);
     // Planned vectors were compared in the batch; any other (none, as planned) directly.
-    const dot = at !== undefined && this.results !== null ? this.results[at] : int8Dot(this.q!, v!.values, this.q!.length);
+    const dot = at !== undefined && this.results !== null ? this.results[at] : int8Dot(this.q!, v!.values, v!.values.length);
     return this.cosine(v, dot);
   }
 

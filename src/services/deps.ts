@@ -37,7 +37,7 @@ export interface ServiceDeps {
    */
   reuseTiers?: ReuseTierSettings;
   /**
-   * (+) Outcome ranking's query comparisons on a SIMD kernel (adapters/int8-dots.ts, set by
+   * (+) Outcome ranking's query comparisons on a SIMD kernel (the int8 kernel's createQueryDots, set by
    * src/app.ts); absent: the same figures from plain JavaScript, slower.
    */
   queryDots?: QueryDots;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createQueryDots } from '../../src/adapters/int8-dots.js';
+import { createQueryDots } from '../../src/adapters/storage/json/engine/index.js';
 import { centeredCosine } from '../../src/core/hybrid.js';
 import {
   DEFAULT_OUTCOME_RANKING, EXACT_WORDING_MOVE, failureWeight, jsQueryDots, MAX_FAILURES_WEIGHED, MAX_LESSONS, outcomeAdjustments,

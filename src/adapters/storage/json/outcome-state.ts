@@ -117,10 +117,11 @@ export class OutcomeState {
 
   /** Newest first, at most `n`, shared: the caller only reads it (ranking, on every recall). */
   newestFirst(patternId: string, n: number): readonly OutcomeEvidence[] | undefined {
-    const list = this.byPattern.get(patternId);
-    if (!list || list.length === 0 || n <= 0) return undefined;
+    if (n <= 0) return undefined;
     let all = this.newest.get(patternId);
     if (!all) {
+      const list = this.byPattern.get(patternId);
+      if (!list || list.length === 0) return undefined;
       const made = new Array<OutcomeEvidence>(list.length);
       for (let i = 0; i < made.length; i++) made[i] = list[list.length - 1 - i];
       this.newest.set(patternId, (all = Object.freeze(made)));

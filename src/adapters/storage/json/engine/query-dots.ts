@@ -1,6 +1,6 @@
-import { jsQueryDots, type QueryDots } from '../core/outcome-ranking.js';
-import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES } from './storage/json/engine/int8-kernel.js';
-import { wasm, type WasmMemory } from './storage/json/engine/wasm-assembly.js';
+import { jsQueryDots, type QueryDots } from '../../../../core/outcome-ranking.js';
+import { createInt8Dots, INT8_STRIDE_ALIGN_BYTES } from './int8-kernel.js';
+import { wasm, type WasmMemory } from './wasm-assembly.js';
 
 const PAGE_BYTES = 65536;
 /** Enough for a default recall's comparisons at 384 dimensions; grown when a recall needs more. */
@@ -14,7 +14,7 @@ const MAX_EXACT_DIMENSIONS = 2 ** 24 / 128 ** 2;
 
 /**
  * Outcome ranking's comparisons (core/outcome-ranking.ts QueryDots) on the JSON store's int8
- * SIMD kernel: the query widened to i16 once, the rows copied in, every row's i32 dot product
+ * SIMD kernel (whatever the storage: it is plain computation): the query widened to i16 once, the rows copied in, every row's i32 dot product
  * in one call. The plain SIMD kernel only: the relaxed one takes a query of at most 7 bits,
  * and these queries use all 8. With every row's scale 1 the kernel's f32 result is the exact
  * integer (up to MAX_EXACT_DIMENSIONS dimensions), so the figures are the JavaScript loop's, bit
