@@ -3,6 +3,7 @@ import { importOptional } from './core/optional-module.js';
 import { BUNDLED_MODEL_ID, sameEmbeddingModel } from './core/embedding-model.js';
 import { followStoredModel } from './core/embedding-choice.js';
 import type { EmbeddingInfo, ReuseTierSettings, TierThresholds } from './core/types.js';
+import { createQueryDots } from './adapters/storage/json/engine/index.js';
 import { CachedEmbedder, createEmbedder } from './adapters/embeddings/index.js';
 import { resolveReuseTiers, writeModelReuseTiers } from './adapters/embeddings/model-tiers.js';
 import { bundledModelPath } from './adapters/embeddings/model-folder.js';
@@ -135,7 +136,7 @@ export async function createApp(config: Config, overrides: Partial<ServiceDeps> 
     throw new ConfigError('SERVICE_RECALL_VERIFY', 'verified recall needs an LLM: set SERVICE_LLM_PROVIDER and its API key');
   }
   const billing = overrides.billing ?? (await composeBilling(config, storage, clock, logger));
-  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer, reuseTiers, billing };
+  const deps: ServiceDeps = { config, storage, embedder, llm, clock, logger, instruments, keyStore, tracer, reuseTiers, billing, queryDots: createQueryDots() };
   const jobRunner = new JobRunner(deps, {
     pollIntervalMs: config.jobs.pollIntervalSeconds * 1000,
     maxConcurrent: config.jobs.maxConcurrent,

@@ -12,6 +12,7 @@ import { systemClock } from '../../src/ports/clock.js';
 import { noopInstruments, silentLogger } from '../../src/ports/observability.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { ServiceDeps } from '../../src/services/deps.js';
+import { createQueryDots } from '../../src/adapters/storage/json/engine/index.js';
 import { recall } from '../../src/services/recall.js';
 import { zipfianTasks, type Corpus } from '../corpora.js';
 import { syntheticRuns, templatedTask } from '../synthetic.js';
@@ -164,7 +165,7 @@ export async function depsFor(config: Config, embedder: CachedEmbedder, storage:
   });
   return {
     config: { ...config, recall: { ...config.recall, ranking: { ...config.recall.ranking, mode: variant.ranking } } },
-    storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null, reuseTiers,
+    storage, embedder, llm: null, clock: systemClock, logger: silentLogger, instruments: noopInstruments, keyStore: null, reuseTiers, queryDots: createQueryDots(),
   };
 }
 

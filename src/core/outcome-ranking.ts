@@ -95,19 +95,37 @@ export interface OutcomeAdjustment {
 const MAX_EXPLAINED_FAILURES = 5;
 
 /**
+ * Exact integer dot products of an int8 query with int8 rows of its length: `out[i]` = Σ
+ * query·rows[i] for i < count (exact: at most 127² × dimensions, far below 2²⁴). The service
+ * hands over a SIMD kernel (adapters/storage/json/engine/query-dots.ts); without one, plain JavaScript gives the
+ * same integers.
+ */
+export type QueryDots = (query: Int8Array, rows: readonly Int8Array[], count: number, out: Float64Array) => void;
+
+export const jsQueryDots: QueryDots = (query, rows, count, out) => {
+  const n = query.length;
+  for (let r = 0; r < count; r++) out[r] = int8Dot(query, rows[r], n);
+};
+
+/**
  * The outcome part of each candidate that has evidence (candidates without any are absent: their
  * adjustment is 0). `evidence` is per pattern id, newest first, as the storage returns it.
+ * Every comparison the candidates need is made in one batch (`dots`), before any candidate's
+ * part is put together: the per-comparison overhead of a kernel call is paid once per recall.
  */
 export function outcomeAdjustments(
   query: OutcomeQuery,
   evidence: ReadonlyMap<string, readonly OutcomeEvidence[]>,
   settings: OutcomeRankingSettings = DEFAULT_OUTCOME_RANKING,
+  dots: QueryDots = jsQueryDots,
 ): Map<string, OutcomeAdjustment> {
   const out = new Map<string, OutcomeAdjustment>();
-  const similarity = querySimilarity(query);
+  const compare = new QueryComparison(query);
+  for (const items of evidence.values()) compare.plan(items, query.normalized);
+  compare.run(dots);
   for (const [id, items] of evidence) {
     if (items.length === 0) continue;
-    out.set(id, adjustmentOf(query, items, similarity, settings));
+    out.set(id, adjustmentOf(query, items, compare, settings));
   }
   return out;
 }
@@ -115,11 +133,11 @@ export function outcomeAdjustments(
 function adjustmentOf(
   query: OutcomeQuery,
   items: readonly OutcomeEvidence[],
-  similarity: (v: QuantisedVector | null) => number,
+  compare: QueryComparison,
   settings: OutcomeRankingSettings,
 ): OutcomeAdjustment {
   let exact: 'failed' | 'passed' | null = null;
-  const weighed: (OutcomeFailureRef & { detail: string | null })[] = [];
+  let weighed: (OutcomeFailureRef & { detail: string | null })[] | null = null;
   let worst = 0;
   let compared = 0;
   for (const e of items) {
@@ -127,27 +145,30 @@ function adjustmentOf(
     // Newest first: the first outcome on this wording is its last result.
     if (same && exact === null) exact = e.passed ? 'passed' : 'failed';
     if (e.passed) continue;
+    // The same failures QueryComparison.plan planned the comparisons for.
     if (!same && compared++ >= MAX_FAILURES_WEIGHED) continue;
-    const c = same ? 1 : similarity(e.query_vector);
+    const c = same ? 1 : compare.similarity(e.query_vector);
     // A failure this far from the query neither lowers the pattern nor teaches anything here.
     if (!(c >= settings.tau)) continue;
     const penalty = same ? 0 : failureWeight(c, settings.tau);
     if (penalty > worst) worst = penalty;
-    weighed.push({ recall_id: e.recall_id, query: e.query, at: e.at, similarity: c, penalty, detail: e.detail });
+    (weighed ??= []).push({ recall_id: e.recall_id, query: e.query, at: e.at, similarity: c, penalty, detail: e.detail });
   }
   const local = worst > 0 ? -settings.delta * worst : 0;
   const exactMove = exact === 'failed' ? -EXACT_WORDING_MOVE : exact === 'passed' ? EXACT_WORDING_MOVE : 0;
+  if (weighed === null) return { adjustment: local + exactMove, local, exact, exact_move: exactMove, failures: [], lessons: [] };
   // Nearest first, then newest (the stable sort keeps the storage's newest-first order).
-  const near = weighed.sort((a, b) => b.similarity - a.similarity);
-  return {
-    adjustment: local + exactMove,
-    local,
-    exact,
-    exact_move: exactMove,
-    failures: near.slice(0, MAX_EXPLAINED_FAILURES).map(({ detail: _detail, ...ref }) => ref),
-    lessons: near.flatMap((f) => (f.detail ? [{ detail: f.detail, at: f.at, similarity: f.similarity, query: f.query }] : []))
-      .slice(0, MAX_LESSONS),
-  };
+  const near = weighed.length > 1 ? weighed.sort((a, b) => b.similarity - a.similarity) : weighed;
+  const failures: OutcomeFailureRef[] = [];
+  const lessons: OutcomeLesson[] = [];
+  // Plain loops and literals: this runs for every candidate with outcomes on every recall.
+  for (const f of near) {
+    if (failures.length < MAX_EXPLAINED_FAILURES) {
+      failures.push({ recall_id: f.recall_id, query: f.query, at: f.at, similarity: f.similarity, penalty: f.penalty });
+    }
+    if (f.detail && lessons.length < MAX_LESSONS) lessons.push({ detail: f.detail, at: f.at, similarity: f.similarity, query: f.query });
+  }
+  return { adjustment: local + exactMove, local, exact, exact_move: exactMove, failures, lessons };
 }
 
 /** max(0, (c − τ)/(1 − τ)): 0 up to τ, 1 for the same query. */
@@ -168,34 +189,103 @@ export function failedOnThisWording(a: OutcomeAdjustment | undefined): boolean {
  * 127² × dimensions).
  */
 export function querySimilarity(query: OutcomeQuery): (v: QuantisedVector | null) => number {
-  if (query.vector === null) return () => 0;
-  const q = quantiseVector(query.vector).values;
-  const qNorm = int8Norm(q);
-  const n = q.length;
-  const centring = query.centring;
-  return (v) => {
-    if (v === null || v.values.length !== n || !(qNorm > 0)) return 0;
-    const values = v.values;
-    // Four running sums: independent additions the CPU can overlap.
-    let d0 = 0;
-    let d1 = 0;
-    let d2 = 0;
-    let d3 = 0;
-    let i = 0;
-    for (; i + 3 < n; i += 4) {
-      d0 += q[i] * values[i];
-      d1 += q[i + 1] * values[i + 1];
-      d2 += q[i + 2] * values[i + 2];
-      d3 += q[i + 3] * values[i + 3];
+  const compare = new QueryComparison(query);
+  return (v) => compare.cosine(v, compare.comparable(v) ? int8Dot(compare.quantised(), v!.values, v!.values.length) : 0);
+}
+
+/**
+ * The comparisons of one recall's query: planned (the vectors to compare), run in one batch,
+ * then read back per vector. A vector met twice is compared once; the query is quantised only
+ * when some failure is to be compared with it.
+ */
+class QueryComparison {
+  private q: Int8Array | null = null;
+  private qNorm = 0;
+  private readonly vector: Float32Array | null;
+  private readonly centring: OutcomeQuery['centring'];
+  private readonly rows: Int8Array[] = [];
+  private readonly index = new Map<Int8Array, number>();
+  private results: Float64Array | null = null;
+
+  constructor(query: OutcomeQuery) {
+    this.vector = query.vector;
+    this.centring = query.centring;
+  }
+
+  /** The query in int8, as the traces' vectors are. */
+  quantised(): Int8Array {
+    if (this.q === null) {
+      this.q = quantiseVector(this.vector!).values;
+      // Not kept in the norms' cache: a query is compared in this recall only.
+      let qq = 0;
+      for (let i = 0; i < this.q.length; i++) qq += this.q[i] * this.q[i];
+      this.qNorm = Math.sqrt(qq);
     }
-    for (; i < n; i++) d0 += q[i] * values[i];
+    return this.q;
+  }
+
+  /** Whether `v` is compared at all (else its similarity is 0). */
+  comparable(v: QuantisedVector | null): boolean {
+    if (this.vector === null || v === null || v.values.length !== this.vector.length) return false;
+    this.quantised();
+    return this.qNorm > 0;
+  }
+
+  plan(items: readonly OutcomeEvidence[], normalized: string): void {
+    if (this.vector === null) return;
+    // The failures adjustmentOf compares: the newest MAX_FAILURES_WEIGHED on other wordings.
+    let compared = 0;
+    for (const e of items) {
+      if (e.passed || e.query_normalized === normalized) continue;
+      if (compared++ >= MAX_FAILURES_WEIGHED) continue;
+      const v = e.query_vector;
+      if (!this.comparable(v) || this.index.has(v!.values)) continue;
+      this.index.set(v!.values, this.rows.length);
+      this.rows.push(v!.values);
+    }
+  }
+
+  run(dots: QueryDots): void {
+    if (this.rows.length === 0) return;
+    this.results = new Float64Array(this.rows.length);
+    dots(this.q!, this.rows, this.rows.length, this.results);
+  }
+
+  similarity(v: QuantisedVector | null): number {
+    if (!this.comparable(v)) return 0;
+    const at = this.index.get(v!.values);
+    // Planned vectors were compared in the batch; any other (none, as planned) directly.
+    const dot = at !== undefined && this.results !== null ? this.results[at] : int8Dot(this.q!, v!.values, v!.values.length);
+    return this.cosine(v, dot);
+  }
+
+  /** The (centred) cosine from the integer dot product with `v`. */
+  cosine(v: QuantisedVector | null, dot: number): number {
+    if (!this.comparable(v)) return 0;
     // The scales cancel in a cosine: the int8 values are the directions.
-    const vNorm = int8Norm(values);
+    const vNorm = int8Norm(v!.values);
     if (!(vNorm > 0)) return 0;
-    const raw = (d0 + d1 + d2 + d3) / (qNorm * vNorm);
-    if (centring === null) return Math.max(-1, Math.min(1, raw));
-    return centeredCosine(raw, centring.queryMeanDot, centring.queryMeanDot, centring.meanNorm2);
-  };
+    const raw = dot / (this.qNorm * vNorm);
+    if (this.centring === null) return Math.max(-1, Math.min(1, raw));
+    return centeredCosine(raw, this.centring.queryMeanDot, this.centring.queryMeanDot, this.centring.meanNorm2);
+  }
+}
+
+function int8Dot(q: Int8Array, values: Int8Array, n: number): number {
+  // Four running sums: independent additions the CPU can overlap (integers: the order changes nothing).
+  let d0 = 0;
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    d0 += q[i] * values[i];
+    d1 += q[i + 1] * values[i + 1];
+    d2 += q[i + 2] * values[i + 2];
+    d3 += q[i + 3] * values[i + 3];
+  }
+  for (; i < n; i++) d0 += q[i] * values[i];
+  return d0 + d1 + d2 + d3;
 }
 
 /**

@@ -273,9 +273,10 @@ export interface OutcomeRepository {
   /**
    * Per pattern id, its newest outcomes (newest first, at most `perPattern`, default
    * OUTCOME_EVIDENCE_PER_PATTERN) with their recalls' queries; ids with none are absent.
-   * Ranking reads this on every recall: one in-memory lookup (JSON) or one indexed query.
+   * Ranking reads this on every recall: one in-memory lookup (JSON) or one indexed query. The
+   * lists are read-only: a storage may hand out the same list to recall after recall.
    */
-  evidenceFor(scope: Scope, patternIds: string[], perPattern?: number): Promise<Map<string, OutcomeEvidence[]>>;
+  evidenceFor(scope: Scope, patternIds: string[], perPattern?: number): Promise<Map<string, readonly OutcomeEvidence[]>>;
   /** True when the scope holds at least one outcome (ranking skips evidenceFor otherwise). Cheap. */
   hasAny(scope: Scope): Promise<boolean>;
   /** A pattern's outcomes, newest first, at most `limit` (the console's pattern page). */

@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import type { QueryDots } from '../core/outcome-ranking.js';
 import type { ReuseTierSettings } from '../core/types.js';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -35,6 +36,11 @@ export interface ServiceDeps {
    * absent in hand-built deps, where SERVICE_TIER_* or the spec's values apply (see tiers.ts).
    */
   reuseTiers?: ReuseTierSettings;
+  /**
+   * (+) Outcome ranking's query comparisons on a SIMD kernel (the int8 kernel's createQueryDots, set by
+   * src/app.ts); absent: the same figures from plain JavaScript, slower.
+   */
+  queryDots?: QueryDots;
   /** (+) Plans, quotas and dunning (services/billing.ts); absent only where a test builds deps by hand. */
   billing?: Billing;
 }

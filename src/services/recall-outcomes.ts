@@ -45,7 +45,7 @@ export class OutcomeStage {
           vector,
           centring: stats && centeringApplies(stats) ? { queryMeanDot: stats.query_mean_dot!, meanNorm2: stats.mean_norm2! } : null,
         };
-        for (const [id, part] of outcomeAdjustments(query, evidence)) {
+        for (const [id, part] of outcomeAdjustments(query, evidence, undefined, this.deps.queryDots)) {
           this.parts.set(id, part);
           this.scores.set(id, part.adjustment);
         }

@@ -54,6 +54,12 @@ export class OutcomeState {
   private readonly traces = new Map<string, StoredTrace>();
   /** pattern id → its outcomes, oldest first. */
   private readonly byPattern = new Map<string, OutcomeEvidence[]>();
+  /**
+   * pattern id → its outcomes newest first, made on the first read after a change: ranking
+   * reads the same candidates' evidence on recall after recall, and a list made once costs
+   * neither the copy nor the garbage.
+   */
+  private readonly newest = new Map<string, readonly OutcomeEvidence[]>();
   private outcomeCount = 0;
 
   get counts(): { traces: number; outcomes: number } {
@@ -95,6 +101,7 @@ export class OutcomeState {
     stored.outcomes.set(patternId, evidence);
     let list = this.byPattern.get(patternId);
     if (!list) this.byPattern.set(patternId, (list = []));
+    this.newest.delete(patternId);
     const ms = timeOf(o.at);
     let i = list.length;
     while (i > 0 && timeOf(list[i - 1].at) > ms) i--;
@@ -102,13 +109,24 @@ export class OutcomeState {
     this.outcomeCount++;
   }
 
-  /** Newest first, at most `n`. */
+  /** Newest first, at most `n`: a copy the caller may keep and change. */
   evidence(patternId: string, n: number): OutcomeEvidence[] | undefined {
-    const list = this.byPattern.get(patternId);
-    if (!list || list.length === 0 || n <= 0) return undefined;
-    const out = new Array<OutcomeEvidence>(Math.min(n, list.length));
-    for (let i = 0; i < out.length; i++) out[i] = list[list.length - 1 - i];
-    return out;
+    const list = this.newestFirst(patternId, n);
+    return list && list.slice(0, n);
+  }
+
+  /** Newest first, at most `n`, shared: the caller only reads it (ranking, on every recall). */
+  newestFirst(patternId: string, n: number): readonly OutcomeEvidence[] | undefined {
+    if (n <= 0) return undefined;
+    let all = this.newest.get(patternId);
+    if (!all) {
+      const list = this.byPattern.get(patternId);
+      if (!list || list.length === 0) return undefined;
+      const made = new Array<OutcomeEvidence>(list.length);
+      for (let i = 0; i < made.length; i++) made[i] = list[list.length - 1 - i];
+      this.newest.set(patternId, (all = Object.freeze(made)));
+    }
+    return n >= all.length ? all : all.slice(0, n);
   }
 
   hasAny(): boolean {
@@ -122,6 +140,7 @@ export class OutcomeState {
     for (const e of list) this.traces.get(e.recall_id)?.outcomes.delete(patternId);
     this.outcomeCount -= list.length;
     this.byPattern.delete(patternId);
+    this.newest.delete(patternId);
   }
 
   /** Traces and outcomes dated before `beforeMs`; returns what went. */
@@ -187,6 +206,7 @@ export class OutcomeState {
     const i = list.indexOf(e);
     if (i < 0) return;
     list.splice(i, 1);
+    this.newest.delete(e.pattern_id);
     this.outcomeCount--;
     if (list.length === 0) this.byPattern.delete(e.pattern_id);
   }

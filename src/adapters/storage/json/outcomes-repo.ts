@@ -37,11 +37,12 @@ export function createOutcomeRepository(registry: ScopeRegistry): OutcomeReposit
       return t ? { ...t, pattern_keys: [...t.pattern_keys] } : null;
     },
     async evidenceFor(scope, patternIds, perPattern = OUTCOME_EVIDENCE_PER_PATTERN) {
-      const out = new Map<string, OutcomeEvidence[]>();
+      const out = new Map<string, readonly OutcomeEvidence[]>();
       const store = registry.forRead(scope);
       if (!store || !store.state.outcomes.hasAny()) return out;
+      const n = Math.floor(perPattern);
       for (const id of patternIds) {
-        const list = store.state.outcomes.evidence(id, Math.floor(perPattern));
+        const list = store.state.outcomes.newestFirst(id, n);
         if (list) out.set(id, list);
       }
       return out;

@@ -16,6 +16,8 @@
  * - The vector forms the engine takes: `normalized` (unit length, so cosine is a dot product),
  *   `assertVector`, and `encodeVector`, the base64 Float32 form the journal stores and
  *   `VectorIndex.setEncoded` decodes straight into its rows.
+ * - createQueryDots: outcome ranking's int8 comparisons on the int8 kernel (core's QueryDots),
+ *   for recall on any storage.
  *
  * The engine reads and writes no files: durability is the repositories'
  * (scope-store.ts over ../durable/). Its only outside inputs are core's pure helpers. Which
@@ -26,3 +28,4 @@ export type { IndexHit } from './hit-order.js';
 export { KeywordIndex, type KeywordHit } from './keyword-index.js';
 export { VectorMean } from './vector-mean.js';
 export { assertVector, encodeVector, normalized } from './vector-codec.js';
+export { createQueryDots } from './query-dots.js';
