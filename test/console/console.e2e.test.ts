@@ -139,7 +139,7 @@ describe.skipIf(!hasPg)('web console in headless Chromium', { timeout: 120_000 }
     await json('POST', '/v1/recall', admin.secret, { task: SEEDED[0].task });
     await json('POST', '/v1/recall', admin.secret, { task: 'total order amounts per customer from a CSV' });
     for (let run = 0; run < 3; run++) {
-      const accepted = await json('POST', '/v1/evaluate', admin.secret, { task: SEEDED[0].task, code: 'def run(path): return 42', num_evals: 3 }, { prefer: 'respond-async' });
+      const accepted = await json('POST', '/v1/evaluate', admin.secret, { task: SEEDED[0].task, code: 'def run(path): return 42', num_evals: 3, no_cache: true }, { prefer: 'respond-async' });
       expect((await waitForJob(accepted.job_id)).status).toBe('completed');
     }
     await json('POST', '/v1/analytics/rollup', admin.secret, { window: 'daily' });

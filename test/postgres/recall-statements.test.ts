@@ -94,8 +94,8 @@ describe.skipIf(!hasPg)('recall on PostgreSQL: round trips', () => {
     await storage.settleRecallWrites();
     // No transaction of its own: BEGIN … COMMIT would be two more round trips.
     expect(sent.filter((s) => /^\s*(BEGIN|COMMIT)/i.test(s))).toEqual([]);
-    // Outcome ranking asks whether the project has any outcome at most once a moment per
-    // process (its answer is kept; docs/behavior.md "Outcome ranking"): not part of each recall.
+    // Outcome ranking asks whether the project has any outcome: one index probe per recall
+    // at most, none once a "yes" is kept (docs/behavior.md "Outcome ranking").
     const outcomeChecks = sent.filter(isOutcomeCheck);
     expect(outcomeChecks.length).toBeLessThanOrEqual(1);
     return sent.filter((s) => !isOutcomeCheck(s));

@@ -113,14 +113,15 @@ function outcomeValues(scope: Scope, o: OutcomeReport, patternId: string): unkno
   return [scope.tenant_id, scope.project_id, o.recall_id, patternId, o.pattern_key, o.passed, o.score, o.detail, o.source, o.at];
 }
 
-/** How long hasAny's answer is believed without asking again (another process may report or delete). */
+/** How long a "yes" from hasAny is believed without asking again (a purge may have emptied the scope). */
 const HAS_ANY_TTL_MS = 2_000;
 
 export function createOutcomeRepository(db: Db): OutcomeRepository {
-  // hasAny runs before ranking on every recall: its answer is kept for a moment (a stale "yes"
-  // costs one evidenceFor that finds nothing; a stale "no" is set right at once by this
-  // process's own reports, other processes' within the moment).
-  const known = new Map<string, { any: boolean; until: number }>();
+  // hasAny runs before ranking on every recall. Only a "yes" is kept for a moment: a stale
+  // "yes" costs one evidenceFor that finds nothing, but a stale "no" would hide an outcome
+  // another process just stored (an agent re-asking right after reporting a failure must not
+  // get the failing pattern again), so "no" is asked anew on every recall (an index probe).
+  const known = new Map<string, { until: number }>();
   const keyOf = (scope: Scope) => `${scope.tenant_id}/${scope.project_id}`;
 
   async function evidence(scope: Scope, ids: string[], n: number, operation: string): Promise<Map<string, OutcomeEvidence[]>> {
@@ -148,7 +149,7 @@ export function createOutcomeRepository(db: Db): OutcomeRepository {
       const { traces, replaced } = res.rows[0];
       if (traces === 0) return 'unknown_recall';
       if (replaced === null) return 'not_a_match';
-      known.set(keyOf(scope), { any: true, until: Date.now() + HAS_ANY_TTL_MS });
+      known.set(keyOf(scope), { until: Date.now() + HAS_ANY_TTL_MS });
       const result: OutcomeReportResult = replaced ? 'replaced' : 'stored';
       return result;
     },
@@ -171,7 +172,7 @@ export function createOutcomeRepository(db: Db): OutcomeRepository {
     async hasAny(scope) {
       const key = keyOf(scope);
       const cached = known.get(key);
-      if (cached && cached.until > Date.now()) return cached.any;
+      if (cached && cached.until > Date.now()) return true;
       const res = await db.query<{ any: boolean }>(
         'SELECT EXISTS (SELECT 1 FROM recall_outcomes WHERE tenant_id = $1 AND project_id = $2) AS any',
         [scope.tenant_id, scope.project_id],
@@ -179,7 +180,8 @@ export function createOutcomeRepository(db: Db): OutcomeRepository {
         true,
       );
       const any = res.rows[0].any;
-      known.set(key, { any, until: Date.now() + HAS_ANY_TTL_MS });
+      if (any) known.set(key, { until: Date.now() + HAS_ANY_TTL_MS });
+      else known.delete(key);
       return any;
     },
 
