@@ -29,11 +29,14 @@ export function navigate(path: string[], query: Record<string, string | undefine
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(currentRoute);
+  const [state, setState] = useState(() => ({ hash: location.hash, route: currentRoute() }));
   useEffect(() => {
-    const changed = () => setRoute(currentRoute());
+    const changed = () => setState({ hash: location.hash, route: currentRoute() });
     addEventListener('hashchange', changed);
+    // The listener starts after the first paint: a link followed in between (the page opened,
+    // then sent to a run's hash at once) changed the hash unheard, so catch up now.
+    if (location.hash !== state.hash) changed();
     return () => removeEventListener('hashchange', changed);
   }, []);
-  return route;
+  return state.route;
 }
