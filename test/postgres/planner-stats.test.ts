@@ -157,7 +157,8 @@ describe.skipIf(!hasPg)('planner statistics of patterns (PostgreSQL)', () => {
     try {
       await pool.query('ALTER TABLE patterns SET (autovacuum_enabled = false)');
       await pool.query('ALTER TABLE recall_postings SET (autovacuum_enabled = false)');
-      // 300 patterns of 5 distinct terms each: 1,500 posting rows, written by the insert trigger.
+      // 300 patterns of 5 distinct task terms and 1 code term each: 1,800 posting rows, written by
+      // the insert trigger (the code is a second keyword field).
       await pool.query(
         `INSERT INTO patterns (tenant_id, project_id, id, task, code, eval_score, success_score, created_at, updated_at, dim, embedding)
          SELECT 'big', 'p', 'b' || g, 'parse csv file number ' || g, 'c', 5, 5, now(), now(), 3, '[1,0,0]' FROM generate_series(1, 300) g`,
@@ -169,12 +170,12 @@ describe.skipIf(!hasPg)('planner statistics of patterns (PostgreSQL)', () => {
       const counted = async () => Number((await pool.query<{ n: string }>(
         "SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relid = 'recall_postings'::regclass",
       )).rows[0]?.n ?? 0);
-      for (let i = 0; i < 300 && (await counted()) < 1500; i++) await sleep(100);
-      expect(await counted()).toBe(1500);
+      for (let i = 0; i < 300 && (await counted()) < 1800; i++) await sleep(100);
+      expect(await counted()).toBe(1800);
 
       storage = await createPostgresStorage(pgConfig(schema.url));
-      for (let i = 0; i < 300 && (await postingsRows()) !== 1500; i++) await sleep(100);
-      expect(await postingsRows()).toBe(1500);
+      for (let i = 0; i < 300 && (await postingsRows()) !== 1800; i++) await sleep(100);
+      expect(await postingsRows()).toBe(1800);
     } finally {
       await storage?.close();
       await pool.end();
